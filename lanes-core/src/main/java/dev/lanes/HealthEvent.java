@@ -1,0 +1,27 @@
+package dev.lanes;
+
+import java.util.Map;
+
+/**
+ * A lane's health changed.
+ *
+ * @param lane the lane's name
+ * @param from the previous state
+ * @param to the new state
+ * @param atNanos when, on the lane's ticker
+ * @param figures the measurements that caused it (e.g. {@code meanWaitMs}, {@code meanRunMs},
+ *     {@code rejected}, {@code queued}, {@code workers})
+ * @param diagnostic a human-readable explanation; for DEADLOCKED, each worker's frames
+ */
+public record HealthEvent(
+    String lane,
+    LaneHealth from,
+    LaneHealth to,
+    long atNanos,
+    Map<String, Double> figures,
+    String diagnostic) {
+
+  public HealthEvent {
+    figures = Map.copyOf(figures);
+  }
+}

@@ -1,0 +1,67 @@
+package dev.lanes;
+
+/**
+ * A snapshot of one lane: counts, gauges, and wait / run / CPU distributions since it started and
+ * for the most recent stats interval.
+ *
+ * @param lane name
+ * @param kind kind
+ * @param state {@code running}, {@code shutting-down} or {@code terminated}
+ * @param health current health state
+ * @param uptimeNanos since the lane was built
+ * @param counts task counts since start
+ * @param queued tasks waiting now
+ * @param running tasks running now
+ * @param threads live threads now (for a virtual lane: virtual threads running tasks)
+ * @param concurrencyLimit threads of a platform lane, {@code maxConcurrency} of a virtual one
+ * @param queueCapacity the queue's capacity
+ * @param sinceStart every task that ended since start
+ * @param recent tasks that ended in the last completed stats interval (or, before one completed,
+ *     since start); at least {@code statsInterval} long, longer if nobody read stats meanwhile
+ * @param saturatedNanos total time spent SATURATED or worse ("server saturation time")
+ * @param byLabel figures per task label (labelled tasks only)
+ * @param cpuBoundSamples CPU-sampled tasks whose own W/C was below 0.25 (computing)
+ * @param blockingSamples CPU-sampled tasks whose own W/C was above 3 (mostly waiting)
+ */
+public record LaneStats(
+    String lane,
+    LaneKind kind,
+    String state,
+    LaneHealth health,
+    long uptimeNanos,
+    LaneCounts counts,
+    int queued,
+    int running,
+    int threads,
+    int concurrencyLimit,
+    int queueCapacity,
+    Timings sinceStart,
+    Timings recent,
+    long saturatedNanos,
+    java.util.Map<String, LabelFigures> byLabel,
+    long cpuBoundSamples,
+    long blockingSamples) {
+
+  public LaneStats {
+    byLabel = java.util.Map.copyOf(byLabel);
+  }
+
+  public int remainingCapacity() {
+    return Math.max(0, queueCapacity - queued);
+  }
+
+  /** Busy thread time ÷ (concurrency limit × uptime). */
+  public double utilisation() {
+    return sinceStart.utilisation(concurrencyLimit);
+  }
+
+  /** Busy thread time ÷ (concurrency limit × the recent window). */
+  public double recentUtilisation() {
+    return recent.utilisation(concurrencyLimit);
+  }
+
+  /** Measured W/C since start; NaN without CPU samples. */
+  public double blockingRatio() {
+    return sinceStart.blockingRatio();
+  }
+}

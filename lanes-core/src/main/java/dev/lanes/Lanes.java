@@ -1,0 +1,250 @@
+package dev.lanes;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The set of lanes an application holds: one per kind of work (a bulkhead each), declared in one
+ * builder, looked up by name, closed together.
+ *
+ * <pre>{@code
+ * Lanes lanes = Lanes.builder()
+ *     .lane(Lane.cpu("compute"))
+ *     .lane(Lane.blocking("db", 16).queueCapacity(500))
+ *     .lane(Lane.virtual("partner-api", 30).queueCapacity(10_000))
+ *     .taskDecorator(TaskDecorator.threadLocals(REQUEST_ID))
+ *     .build();
+ * lanes.lane("db").submit(() -> repository.load(id));
+ * System.out.println(lanes.table());
+ * }</pre>
+ *
+ * <p><b>Concurrency design.</b> The name → lane map is copy-on-write under {@code lock}: look-ups
+ * read a volatile immutable map without locking; {@link #add} and {@link #remove} replace it. Set
+ * listeners are told after the change, outside the lock.
+ */
+public final class Lanes implements AutoCloseable {
+
+  /** A lane was added to or removed from the set. */
+  public record Change(Lane lane, boolean added) {}
+
+  private final TaskDecorator decorator;
+  private final ReentrantLock lock = new ReentrantLock();
+  private volatile Map<String, Lane> lanes;
+  private final CopyOnWriteArrayList<Consumer<? super Change>> listeners =
+      new CopyOnWriteArrayList<>();
+  private volatile boolean closed;
+
+  private Lanes(TaskDecorator decorator, List<LaneBuilder> builders) {
+    this.decorator = decorator;
+    Map<String, Lane> built = new LinkedHashMap<>();
+    try {
+      for (LaneBuilder b : builders) {
+        if (built.containsKey(b.name())) {
+          throw new IllegalArgumentException("lanes: two lanes are named \"" + b.name() + "\"");
+        }
+        built.put(b.name(), buildWithDecorator(b));
+      }
+    } catch (RuntimeException e) {
+      built.values().forEach(Lane::shutdownNow);
+      throw e;
+    }
+    this.lanes = Map.copyOf(built);
+    this.order = new ArrayList<>(built.keySet());
+  }
+
+  private List<String> order;
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private Lane buildWithDecorator(LaneBuilder b) {
+    LaneConfig c = b.config();
+    return c.toBuilder().taskDecorator(decorator.andThen(c.taskDecorator())).build();
+  }
+
+  /** The lane called {@code name}; an unknown name fails with a message listing the known ones. */
+  public Lane lane(String name) {
+    Lane l = lanes.get(name);
+    if (l == null) {
+      throw new IllegalArgumentException(
+          "lanes: no lane named \"" + name + "\"; known lanes: " + String.join(", ", names()));
+    }
+    return l;
+  }
+
+  /** Lane names in the order they were declared or added. */
+  public List<String> names() {
+    lock.lock();
+    try {
+      return List.copyOf(order);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Every lane, in declaration order. */
+  public Collection<Lane> all() {
+    List<Lane> out = new ArrayList<>();
+    Map<String, Lane> m = lanes;
+    for (String n : names()) {
+      Lane l = m.get(n);
+      if (l != null) {
+        out.add(l);
+      }
+    }
+    return out;
+  }
+
+  /** Builds and adds a lane to the running set (the set's task decorator applies). */
+  public Lane add(LaneBuilder builder) {
+    Objects.requireNonNull(builder, "builder");
+    Lane lane;
+    lock.lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("lanes: closed; cannot add lane \"" + builder.name() + "\"");
+      }
+      if (lanes.containsKey(builder.name())) {
+        throw new IllegalArgumentException(
+            "lanes: a lane named \"" + builder.name() + "\" already exists");
+      }
+      lane = buildWithDecorator(builder);
+      Map<String, Lane> next = new LinkedHashMap<>(lanes);
+      next.put(lane.name(), lane);
+      lanes = Map.copyOf(next);
+      order.add(lane.name());
+    } finally {
+      lock.unlock();
+    }
+    notify(new Change(lane, true));
+    return lane;
+  }
+
+  /**
+   * Removes a lane from the set and closes it (waits for its accepted tasks). Returns the removed
+   * lane.
+   */
+  public Lane remove(String name) {
+    Lane lane;
+    lock.lock();
+    try {
+      lane = lane(name);
+      Map<String, Lane> next = new LinkedHashMap<>(lanes);
+      next.remove(name);
+      lanes = Map.copyOf(next);
+      order.remove(name);
+    } finally {
+      lock.unlock();
+    }
+    lane.close();
+    notify(new Change(lane, false));
+    return lane;
+  }
+
+  /** Tells {@code listener} about every lane added or removed from now on. */
+  public Subscription onChange(Consumer<? super Change> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+    return () -> listeners.remove(listener);
+  }
+
+  private void notify(Change change) {
+    for (Consumer<? super Change> l : listeners) {
+      l.accept(change);
+    }
+  }
+
+  /** Stats of every lane, by name, in declaration order. */
+  public Map<String, LaneStats> stats() {
+    Map<String, LaneStats> out = new LinkedHashMap<>();
+    for (Lane l : all()) {
+      out.put(l.name(), l.stats());
+    }
+    return out;
+  }
+
+  /** A table of every lane for people: queue, wait / run / CPU p50 and p99, rejections, use. */
+  public String table() {
+    return table(stats().values());
+  }
+
+  /** The same table for any stats. */
+  public static String table(Collection<LaneStats> stats) {
+    String header = String.format(Locale.ROOT,
+        "%-14s %-8s %7s %7s %7s %9s %9s %9s %9s %9s %9s %8s %6s %-9s%n",
+        "lane", "kind", "limit", "queued", "running", "wait p50", "wait p99", "run p50",
+        "run p99", "cpu p50", "cpu p99", "rejected", "util", "health");
+    StringBuilder s = new StringBuilder(header);
+    for (LaneStats st : stats) {
+      Timings t = st.sinceStart();
+      s.append(String.format(Locale.ROOT,
+          "%-14s %-8s %7d %7d %7d %9s %9s %9s %9s %9s %9s %8d %5.0f%% %-9s%n",
+          st.lane(), st.kind().tag(), st.concurrencyLimit(), st.queued(), st.running(),
+          ms(t.queueWait(), t.queueWait().p50()), ms(t.queueWait(), t.queueWait().p99()),
+          ms(t.runTime(), t.runTime().p50()), ms(t.runTime(), t.runTime().p99()),
+          ms(t.cpuTime(), t.cpuTime().p50()), ms(t.cpuTime(), t.cpuTime().p99()),
+          st.counts().rejected(),
+          Double.isNaN(st.utilisation()) ? 0.0 : 100 * st.utilisation(),
+          st.health().name()));
+    }
+    s.append("(times in ms; cpu is sampled, '-' where not measured)");
+    return s.toString();
+  }
+
+  private static String ms(Distribution d, long nanos) {
+    if (d.isEmpty()) {
+      return "-";
+    }
+    double v = nanos / 1e6;
+    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  /** Shuts every lane down, then waits for each (accepted tasks finish). */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      closed = true;
+    } finally {
+      lock.unlock();
+    }
+    Collection<Lane> all = all();
+    all.forEach(Lane::shutdown);
+    all.forEach(Lane::close);
+  }
+
+  /** Builds a {@link Lanes}. */
+  public static final class Builder {
+    private final List<LaneBuilder> lanes = new ArrayList<>();
+    private TaskDecorator decorator = TaskDecorator.NONE;
+
+    private Builder() {}
+
+    /** Declares a lane ({@link Lane#cpu}, {@link Lane#blocking}, {@link Lane#virtual}). */
+    public Builder lane(LaneBuilder lane) {
+      lanes.add(Objects.requireNonNull(lane, "lane"));
+      return this;
+    }
+
+    /** Applied to every lane's tasks, outside the lane's own decorator. */
+    public Builder taskDecorator(TaskDecorator decorator) {
+      this.decorator = Objects.requireNonNull(decorator, "decorator");
+      return this;
+    }
+
+    public Lanes build() {
+      if (lanes.isEmpty()) {
+        throw new IllegalArgumentException("lanes: declare at least one lane");
+      }
+      return new Lanes(decorator, lanes);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package dev.lanes;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns a lane's measured figures into a recommended size.
+ *
+ * <ul>
+ *   <li>Blocking and virtual lanes: threads (or {@code maxConcurrency}) ≈ cores × target
+ *       utilisation × (1 + W/C), where W/C is the measured blocking ratio, capped at {@code
+ *       maxThreads}. Without CPU figures (virtual threads have none), Little's law on the
+ *       concurrency the load needs: arrival rate × mean run time ÷ target utilisation.
+ *   <li>CPU lanes: threads ≈ cores; more threads than cores on CPU-bound tasks is flagged
+ *       (context switches buy nothing).
+ *   <li>Queue capacity, for every lane: Little's law, arrival rate × acceptable wait.
+ *   <li>A lane whose tasks split into CPU-bound and blocking groups (by label, or by per-task
+ *       W/C) is flagged with a suggestion to split it.
+ *   <li>Too few samples: no recommendation, and the reasoning says how many there are and how
+ *       many are needed.
+ * </ul>
+ *
+ * @param targetUtilisation the CPU utilisation to size for (0 to 1]
+ * @param acceptableWait the queue wait a task may suffer at the measured arrival rate
+ * @param minSamples the fewest measured tasks (CPU-sampled, where W/C is used) to advise on
+ * @param maxThreads upper bound on a recommendation
+ */
+public record SizingAdvisor(
+    double targetUtilisation, Duration acceptableWait, long minSamples, int maxThreads) {
+
+  /** W/C below this is computing, above {@link #BLOCKING_WC} mostly waiting. */
+  public static final double CPU_BOUND_WC = 0.25;
+
+  public static final double BLOCKING_WC = 3.0;
+
+  public SizingAdvisor {
+    if (!(targetUtilisation > 0 && targetUtilisation <= 1)) {
+      throw new IllegalArgumentException(
+          "advisor targetUtilisation must be in (0, 1], was " + targetUtilisation);
+    }
+    if (acceptableWait.isNegative() || acceptableWait.isZero()) {
+      throw new IllegalArgumentException("advisor acceptableWait must be > 0, was " + acceptableWait);
+    }
+    if (minSamples < 1) {
+      throw new IllegalArgumentException("advisor minSamples must be ≥ 1, was " + minSamples);
+    }
+    if (maxThreads < 1) {
+      throw new IllegalArgumentException("advisor maxThreads must be ≥ 1, was " + maxThreads);
+    }
+  }
+
+  /** Target utilisation 0.8, acceptable wait 500 ms, at least 50 samples, at most 1,000 threads. */
+  public static SizingAdvisor defaults() {
+    return new SizingAdvisor(0.8, Duration.ofMillis(500), 50, 1000);
+  }
+
+  public SizingAdvice advise(LaneStats s, int cores) {
+    Timings t = s.sinceStart();
+    long cpuSamples = t.cpuTime().count();
+    long ran = t.runTime().count();
+    double wc = t.blockingRatio();
+    double uptimeSec = s.uptimeNanos() / 1e9;
+    double arrivalPerSec = uptimeSec > 0 ? s.counts().submitted() / uptimeSec : 0;
+    double util = s.utilisation();
+    List<String> warnings = new ArrayList<>();
+    mixedWarning(s).ifPresent(warnings::add);
+
+    boolean useWc = s.kind() != LaneKind.VIRTUAL && cpuSamples > 0;
+    long samples = useWc ? cpuSamples : ran;
+    if (samples < minSamples) {
+      String what = useWc || s.kind() != LaneKind.VIRTUAL ? "tasks with a CPU reading" : "finished tasks";
+      return new SizingAdvice(s.lane(), s.kind(), false, samples, minSamples,
+          s.concurrencyLimit(), s.concurrencyLimit(), s.queueCapacity(), s.queueCapacity(), wc,
+          util, warnings,
+          String.format(Locale.ROOT, "It has %d %s and needs at least %d.", samples, what, minSamples));
+    }
+
+    int queue = (int) Math.max(1, Math.min(LaneBuilder.MAX_QUEUE_CAPACITY,
+        Math.ceil(arrivalPerSec * acceptableWait.toNanos() / 1e9)));
+    String queueWhy = String.format(Locale.ROOT,
+        "Queue: arrival %.1f/s × acceptable wait %d ms = %d (Little's law).",
+        arrivalPerSec, acceptableWait.toMillis(), queue);
+
+    int threads;
+    String why;
+    if (s.kind() == LaneKind.CPU) {
+      threads = cores;
+      why = String.format(Locale.ROOT, "CPU lane: threads = cores = %d (measured W/C %s).",
+          cores, fmt(wc));
+      if (s.concurrencyLimit() > cores && !(wc > 1)) {
+        warnings.add(String.format(Locale.ROOT,
+            "%d threads on %d cores for CPU-bound tasks (W/C %s): the extra threads add context"
+                + " switches, not throughput", s.concurrencyLimit(), cores, fmt(wc)));
+      }
+    } else if (useWc) {
+      double raw = cores * targetUtilisation * (1 + wc);
+      threads = (int) Math.max(1, Math.min(maxThreads, Math.ceil(raw)));
+      why = String.format(Locale.ROOT,
+          "cores %d × target utilisation %.2f × (1 + W/C %.2f) = %.1f → %d%s.",
+          cores, targetUtilisation, wc, raw, threads, raw > maxThreads ? " (capped)" : "");
+    } else {
+      double meanRunSec = t.runTime().mean() / 1e9;
+      double raw = arrivalPerSec * meanRunSec / targetUtilisation;
+      threads = (int) Math.max(1, Math.min(maxThreads, Math.ceil(raw)));
+      why = String.format(Locale.ROOT,
+          "No CPU figures (virtual threads have none): arrival %.1f/s × mean run %.1f ms ÷ target"
+              + " utilisation %.2f = %.1f → %d (Little's law)%s.",
+          arrivalPerSec, meanRunSec * 1e3, targetUtilisation, raw, threads,
+          raw > maxThreads ? " (capped)" : "");
+    }
+    return new SizingAdvice(s.lane(), s.kind(), true, samples, minSamples, s.concurrencyLimit(),
+        threads, s.queueCapacity(), queue, wc, util, warnings, why + " " + queueWhy);
+  }
+
+  private static java.util.Optional<String> mixedWarning(LaneStats s) {
+    String cpuLabel = null;
+    String blockingLabel = null;
+    for (Map.Entry<String, LabelFigures> e : s.byLabel().entrySet()) {
+      double wc = e.getValue().blockingRatio();
+      if (e.getValue().cpuSamples() < 5 || Double.isNaN(wc)) {
+        continue;
+      }
+      if (wc < CPU_BOUND_WC) {
+        cpuLabel = e.getKey();
+      } else if (wc > BLOCKING_WC) {
+        blockingLabel = e.getKey();
+      }
+    }
+    if (cpuLabel != null && blockingLabel != null) {
+      return java.util.Optional.of(String.format(Locale.ROOT,
+          "mixed lane: label \"%s\" computes (W/C %.2f) while \"%s\" mostly waits (W/C %.2f);"
+              + " split them into a CPU lane and a blocking lane",
+          cpuLabel, s.byLabel().get(cpuLabel).blockingRatio(), blockingLabel,
+          s.byLabel().get(blockingLabel).blockingRatio()));
+    }
+    long all = s.sinceStart().cpuTime().count();
+    if (all >= 20 && s.cpuBoundSamples() >= 0.2 * all && s.blockingSamples() >= 0.2 * all) {
+      return java.util.Optional.of(String.format(Locale.ROOT,
+          "mixed lane: of %d tasks with a CPU reading, %d computed (W/C < %.2f) and %d mostly"
+              + " waited (W/C > %.0f); split them into a CPU lane and a blocking lane",
+          all, s.cpuBoundSamples(), CPU_BOUND_WC, s.blockingSamples(), BLOCKING_WC));
+    }
+    return java.util.Optional.empty();
+  }
+
+  private static String fmt(double v) {
+    return Double.isNaN(v) ? "unmeasured" : String.format(Locale.ROOT, "%.2f", v);
+  }
+}

@@ -1,0 +1,48 @@
+package dev.lanes;
+
+/**
+ * One task's life in a lane, delivered to {@link Lane#onTask} subscribers after the task ends.
+ * Timestamps come from the lane's ticker ({@link System#nanoTime()} unless injected), so they
+ * compare only with each other.
+ *
+ * @param taskId the lane's sequence number for the task, from 1, in order of submission
+ * @param lane the lane's name
+ * @param label the label given at submission, or {@code ""}
+ * @param thread name of the thread that ran it ({@code ""} if it never ran)
+ * @param acceptedNanos when the lane accepted it
+ * @param startedNanos when it started running, or -1 if it never ran
+ * @param endedNanos when it finished (or was cancelled / dropped)
+ * @param queueWaitNanos accepted → started (for a virtual lane, includes waiting for a permit);
+ *     for a task that never ran, accepted → ended
+ * @param runNanos started → finished; 0 if it never ran
+ * @param cpuNanos CPU time of the running thread during the task, or -1 when not measured (CPU
+ *     timing off or not sampled for this task, or a virtual thread, whose CPU time the JDK does
+ *     not report)
+ * @param outcome how it ended
+ */
+public record TaskRecord(
+    long taskId,
+    String lane,
+    String label,
+    String thread,
+    long acceptedNanos,
+    long startedNanos,
+    long endedNanos,
+    long queueWaitNanos,
+    long runNanos,
+    long cpuNanos,
+    TaskOutcome outcome) {
+
+  public double queueWaitMillis() {
+    return queueWaitNanos / 1e6;
+  }
+
+  public double runMillis() {
+    return runNanos / 1e6;
+  }
+
+  /** CPU milliseconds, or -1 when not measured. */
+  public double cpuMillis() {
+    return cpuNanos < 0 ? -1 : cpuNanos / 1e6;
+  }
+}

@@ -1,0 +1,44 @@
+package dev.lanes;
+
+/**
+ * Wait, run and CPU figures of the tasks that ended in some window.
+ *
+ * @param queueWait accepted → started
+ * @param runTime started → ended
+ * @param cpuTime CPU time of the tasks whose CPU time was read (see {@link CpuTiming})
+ * @param windowNanos how long the window is
+ * @param busyNanos sum of run times (the thread time spent running tasks)
+ * @param cpuSampledRunNanos sum of run times of the tasks whose CPU time was read
+ * @param cpuNanos sum of their CPU times
+ */
+public record Timings(
+    Distribution queueWait,
+    Distribution runTime,
+    Distribution cpuTime,
+    long windowNanos,
+    long busyNanos,
+    long cpuSampledRunNanos,
+    long cpuNanos) {
+
+  public static final Timings EMPTY =
+      new Timings(Distribution.EMPTY, Distribution.EMPTY, Distribution.EMPTY, 0, 0, 0, 0);
+
+  /**
+   * Measured blocking ratio W/C = (run − CPU) ÷ CPU over the tasks whose CPU time was read, or NaN
+   * without any. 0 means pure computation; 9 means 90 % of a task's time is waiting.
+   */
+  public double blockingRatio() {
+    if (cpuTime.count() == 0 || cpuNanos <= 0) {
+      return Double.NaN;
+    }
+    return Math.max(0, cpuSampledRunNanos - cpuNanos) / (double) cpuNanos;
+  }
+
+  /** Busy thread time ÷ (threads × window), or NaN for an empty window. */
+  public double utilisation(int threads) {
+    if (windowNanos <= 0 || threads <= 0) {
+      return Double.NaN;
+    }
+    return busyNanos / ((double) threads * windowNanos);
+  }
+}

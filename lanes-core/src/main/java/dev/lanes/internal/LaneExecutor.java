@@ -1,0 +1,955 @@
+package dev.lanes.internal;
+
+import dev.lanes.CpuTiming;
+import dev.lanes.HealthEvent;
+import dev.lanes.LabelFigures;
+import dev.lanes.Lane;
+import dev.lanes.LaneBuilder;
+import dev.lanes.LaneConfig;
+import dev.lanes.LaneCounts;
+import dev.lanes.LaneHealth;
+import dev.lanes.LaneKind;
+import dev.lanes.LaneRejectedException;
+import dev.lanes.LaneStats;
+import dev.lanes.OverflowPolicy;
+import dev.lanes.RejectReason;
+import dev.lanes.SizingAdvice;
+import dev.lanes.SizingAdvisor;
+import dev.lanes.Subscription;
+import dev.lanes.TaskOutcome;
+import dev.lanes.TaskRecord;
+import dev.lanes.Timings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The one implementation of {@link Lane}, for platform lanes (CPU, BLOCKING) and virtual lanes.
+ *
+ * <p><b>Concurrency design.</b>
+ *
+ * <ul>
+ *   <li><b>Queue.</b> One bounded {@link ArrayBlockingQueue} of {@link TaskEnvelope}s holds the
+ *       accepted tasks that have not started. It is the only hand-off between submitters and
+ *       workers, and its lock gives the happens-before edge submit → run. A task's future
+ *       completes on the worker after the task, which gives run → {@code get()}.
+ *   <li><b>Platform lanes</b> start {@code threads} core workers at build time. A core worker
+ *       polls, and blocks in {@code take()} only when the queue is empty (see {@link Worker} for
+ *       how shutdown interrupts only idle workers).
+ *   <li><b>Virtual lanes</b> acquire before they spawn: {@code permits} counts permits in use
+ *       (CAS, never above {@code maxConcurrency}); a submitter that enqueues a task takes a permit
+ *       if one is free and starts one virtual thread with it. That thread runs queued tasks back to
+ *       back and, when the queue is empty or the cap was lowered below the permits in use, gives
+ *       its permit back as its last act and re-checks the queue (a submitter that found no permit
+ *       a moment earlier relies on that re-check). Waiting tasks hold no thread, and at most
+ *       {@code maxConcurrency} threads run tasks.
+ *   <li><b>Ownership of a task's ending</b> is decided by CAS on the envelope's state (queued →
+ *       running / cancelled / dropped), so each task is counted exactly once: by the worker that
+ *       ran it, the canceller that removed it, or the submitter / {@code shutdownNow} that
+ *       dropped it.
+ *   <li><b>Lifecycle</b> {@code runState} only moves forward: RUNNING → SHUTDOWN → STOP →
+ *       TERMINATED. A submitter re-checks it after enqueuing and takes its task back if the lane
+ *       shut down meanwhile, so no task is stranded in a queue nobody drains. TERMINATED is set
+ *       once, under {@code mainLock}, when the queue is empty (or STOP) and no worker is alive.
+ *   <li><b>Counts</b> are {@link LongAdder}s (exact, read without a lock: a snapshot under load is
+ *       approximate by the tasks in flight). <b>Timings</b> are striped ({@link TimingBook}).
+ *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
+ * </ul>
+ */
+public final class LaneExecutor extends AbstractExecutorService implements Lane {
+
+  private static final System.Logger LOG = System.getLogger("dev.lanes");
+
+  static final int RUNNING = 0;
+  static final int SHUTDOWN = 1;
+  static final int STOP = 2;
+  static final int TERMINATED = 3;
+
+  private static final int MAX_STRIPES = 64;
+
+  private final LaneConfig config;
+  private final String name;
+  private final LaneKind kind;
+  private final boolean elastic;
+  private final LongSupplier ticker;
+  private final int cpuOneIn;
+  private final OverflowPolicy overflow;
+  private final ThreadFactory threadFactory;
+  final ArrayBlockingQueue<TaskEnvelope> queue;
+  private final long createdNanos;
+
+  private volatile int runState = RUNNING;
+  private final ReentrantLock mainLock = new ReentrantLock();
+  private final Condition terminatedCondition = mainLock.newCondition();
+
+  /** Every worker whose thread was started (or is about to be) and has not exited. */
+  final Set<Worker> workers = ConcurrentHashMap.newKeySet();
+
+  private final AtomicInteger liveWorkers = new AtomicInteger();
+  private final AtomicInteger permits = new AtomicInteger();
+  private volatile int maxConcurrency;
+  final AtomicInteger compensationWorkers = new AtomicInteger();
+  private final AtomicInteger spawnSeq = new AtomicInteger();
+
+  private final AtomicLong taskIds = new AtomicLong();
+  private final LongAdder submitted = new LongAdder();
+  private final LongAdder started = new LongAdder();
+  private final LongAdder completed = new LongAdder();
+  private final LongAdder failed = new LongAdder();
+  private final LongAdder cancelled = new LongAdder();
+  private final LongAdder returned = new LongAdder();
+  private final LongAdder ended = new LongAdder();
+  private final EnumMap<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
+
+  private final TimingBook timings;
+  private final ConcurrentHashMap<String, LabelBook> labels = new ConcurrentHashMap<>();
+  private final LongAdder cpuBoundSamples = new LongAdder();
+  private final LongAdder blockingSamples = new LongAdder();
+  final HealthMonitor health;
+
+  @SuppressWarnings("unchecked")
+  private volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
+
+  public LaneExecutor(LaneConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.name = config.name();
+    this.kind = config.kind();
+    this.elastic = kind == LaneKind.VIRTUAL;
+    this.ticker = config.ticker();
+    this.cpuOneIn = config.cpuTiming().enabled() && CpuClock.isSupported() ? config.cpuTiming().oneIn() : 0;
+    this.overflow = config.overflow();
+    this.maxConcurrency = config.concurrency();
+    this.queue = new ArrayBlockingQueue<>(config.queueCapacity());
+    this.threadFactory =
+        config.threadFactory() != null ? config.threadFactory() : defaultThreadFactory(config);
+    for (RejectReason r : RejectReason.values()) {
+      rejected.put(r, new LongAdder());
+    }
+    this.createdNanos = ticker.getAsLong();
+    int stripes =
+        elastic
+            ? Math.min(MAX_STRIPES, Integer.highestOneBit(Math.max(1, 2 * cores()) - 1) << 1)
+            : Math.min(MAX_STRIPES, config.concurrency());
+    this.timings = new TimingBook(Math.max(1, stripes), config.statsInterval().toNanos(), createdNanos);
+    this.health = new HealthMonitor(this, config.health());
+    if (!elastic) {
+      for (int i = 0; i < config.concurrency(); i++) {
+        Worker w = new Worker(this, Worker.Kind.CORE, i % timings.stripeCount());
+        if (!startWorker(w)) {
+          shutdownNow();
+          throw new IllegalStateException(
+              "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + config.concurrency());
+        }
+      }
+    }
+    HealthMonitor.register(this);
+  }
+
+  private static int cores() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+
+  private static ThreadFactory defaultThreadFactory(LaneConfig config) {
+    if (config.kind() == LaneKind.VIRTUAL) {
+      return Thread.ofVirtual().name(config.name() + "-", 1).factory();
+    }
+    return Thread.ofPlatform().name(config.name() + "-", 1).daemon(config.daemon()).factory();
+  }
+
+  // ---------------------------------------------------------------- identity
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public LaneKind kind() {
+    return kind;
+  }
+
+  @Override
+  public LaneConfig config() {
+    return config;
+  }
+
+  @Override
+  public int concurrencyLimit() {
+    return elastic ? maxConcurrency : config.concurrency();
+  }
+
+  long now() {
+    return ticker.getAsLong();
+  }
+
+  // ---------------------------------------------------------------- submission
+
+  @Override
+  public void execute(Runnable task) {
+    execute("", task);
+  }
+
+  @Override
+  public void execute(String label, Runnable task) {
+    Objects.requireNonNull(task, "task");
+    Objects.requireNonNull(label, "label");
+    submitted.increment();
+    Runnable work = config.taskDecorator().decorate(task);
+    accept(new TaskEnvelope(this, work, null, label, taskIds.incrementAndGet(), ticker.getAsLong()));
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(Callable<T> task) {
+    return submit("", task);
+  }
+
+  @Override
+  public CompletableFuture<?> submit(Runnable task) {
+    return submit("", task);
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(Runnable task, T result) {
+    Objects.requireNonNull(task, "task");
+    return submitFuture("", new LaneFuture<>(this, task, result));
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(String label, Callable<T> task) {
+    Objects.requireNonNull(task, "task");
+    return submitFuture(label, new LaneFuture<T>(this, task));
+  }
+
+  @Override
+  public CompletableFuture<Void> submit(String label, Runnable task) {
+    Objects.requireNonNull(task, "task");
+    return submitFuture(label, new LaneFuture<Void>(this, task, null));
+  }
+
+  private <T> LaneFuture<T> submitFuture(String label, LaneFuture<T> future) {
+    Objects.requireNonNull(label, "label");
+    submitted.increment();
+    Runnable work = config.taskDecorator().decorate(future);
+    TaskEnvelope e =
+        new TaskEnvelope(this, work, future, label, taskIds.incrementAndGet(), ticker.getAsLong());
+    future.envelope = e;
+    accept(e);
+    return future;
+  }
+
+  private void accept(TaskEnvelope t) {
+    if (runState != RUNNING) {
+      reject(t, RejectReason.SHUTDOWN);
+    }
+    if (!queue.offer(t)) {
+      if (!overflow(t)) {
+        return; // ran on the caller
+      }
+    }
+    if (runState != RUNNING && t.drop()) {
+      // Raced with shutdown: take the task back rather than strand it in a queue nobody drains.
+      queue.remove(t);
+      reject(t, RejectReason.SHUTDOWN);
+    }
+    if (elastic) {
+      dispatch();
+    }
+  }
+
+  /** Handles a full queue; returns true if {@code t} ended up queued, false if it ran here. */
+  private boolean overflow(TaskEnvelope t) {
+    switch (overflow) {
+      case OverflowPolicy.Reject r -> reject(t, RejectReason.QUEUE_FULL);
+      case OverflowPolicy.CallerRuns c -> {
+        runTask(null, t);
+        return false;
+      }
+      case OverflowPolicy.BlockCaller b -> {
+        boolean queued;
+        try {
+          queued = queue.offer(t, b.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          queued = false;
+        }
+        if (!queued) {
+          reject(t, RejectReason.BLOCK_TIMEOUT);
+        }
+      }
+      case OverflowPolicy.DiscardOldest d -> {
+        while (!queue.offer(t)) {
+          if (runState != RUNNING) {
+            reject(t, RejectReason.SHUTDOWN);
+          }
+          TaskEnvelope victim = queue.poll();
+          if (victim != null && victim.drop()) {
+            dropped(victim, RejectReason.DISCARDED_OLDEST);
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  private void reject(TaskEnvelope t, RejectReason reason) {
+    rejected.get(reason).increment();
+    publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
+    throw new LaneRejectedException(name, reason, config.queueCapacity(), queue.size(), running());
+  }
+
+  /** A queued task that will never run: count it, cancel its future, record it. */
+  private void dropped(TaskEnvelope victim, RejectReason reason) {
+    rejected.get(reason).increment();
+    if (victim.future != null) {
+      victim.future.cancel(false);
+    }
+    publish(victim, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
+  }
+
+  /** Called by an envelope whose future was cancelled while it was queued. */
+  void cancelledWhileQueued(TaskEnvelope t) {
+    queue.remove(t);
+    cancelled.increment();
+    publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.CANCELLED);
+    if (runState >= SHUTDOWN) {
+      tryTerminate();
+    }
+  }
+
+  // ---------------------------------------------------------------- virtual lanes: permits
+
+  /** Starts virtual threads for queued tasks while permits are free. */
+  private void dispatch() {
+    while (permits.get() < maxConcurrency && runState < STOP && !queue.isEmpty()) {
+      if (!tryAcquirePermit()) {
+        return;
+      }
+      Worker w = new Worker(this, Worker.Kind.ELASTIC, spawnSeq.getAndIncrement() & (timings.stripeCount() - 1));
+      if (!startWorker(w)) {
+        permits.decrementAndGet();
+        failOneQueued(RejectReason.THREAD_START_FAILED);
+        return;
+      }
+    }
+  }
+
+  private boolean tryAcquirePermit() {
+    for (; ; ) {
+      int n = permits.get();
+      if (n >= maxConcurrency) {
+        return false;
+      }
+      if (permits.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Gives an elastic worker's permit back; returns true if the worker should go on because work
+   * arrived that nobody else will pick up.
+   */
+  private boolean releasePermitAndRecheck() {
+    permits.decrementAndGet();
+    return runState < STOP && !queue.isEmpty() && tryAcquirePermit();
+  }
+
+  @Override
+  public void setMaxConcurrency(int newMax) {
+    if (!elastic) {
+      throw new UnsupportedOperationException(
+          "lane \"" + name + "\": maxConcurrency applies to virtual lanes only; this is a "
+              + kind.tag() + " lane with " + config.concurrency() + " threads");
+    }
+    if (newMax < 1 || newMax > LaneBuilder.MAX_VIRTUAL_CONCURRENCY) {
+      throw new IllegalArgumentException(
+          "lane \"" + name + "\": maxConcurrency must be between 1 and "
+              + LaneBuilder.MAX_VIRTUAL_CONCURRENCY + ", was " + newMax);
+    }
+    maxConcurrency = newMax;
+    dispatch();
+  }
+
+  /** Permits in use now (virtual lanes); for tests and stats. */
+  public int permitsInUse() {
+    return permits.get();
+  }
+
+  /** A queued task could not get a thread: fail it rather than strand it. */
+  private void failOneQueued(RejectReason reason) {
+    TaskEnvelope t = queue.poll();
+    if (t != null && t.drop()) {
+      rejected.get(reason).increment();
+      LaneRejectedException ex =
+          new LaneRejectedException(name, reason, config.queueCapacity(), queue.size(), running());
+      if (t.future != null) {
+        t.future.completeExceptionally(ex);
+      } else {
+        reportFailure(Thread.currentThread(), ex);
+      }
+      publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
+    }
+    tryTerminate();
+  }
+
+  // ---------------------------------------------------------------- workers
+
+  private boolean startWorker(Worker w) {
+    liveWorkers.incrementAndGet();
+    workers.add(w);
+    Thread t;
+    try {
+      t = threadFactory.newThread(w);
+      if (t == null) {
+        throw new IllegalStateException("thread factory returned null");
+      }
+      w.thread = t;
+      t.start();
+      return true;
+    } catch (Throwable e) {
+      workers.remove(w);
+      liveWorkers.decrementAndGet();
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": could not start a thread", e);
+      return false;
+    }
+  }
+
+  /** Adds a temporary worker (deadlock compensation); false if none could be added. */
+  boolean addCompensationWorker(int max) {
+    for (; ; ) {
+      int n = compensationWorkers.get();
+      if (n >= max || runState >= STOP) {
+        return false;
+      }
+      if (compensationWorkers.compareAndSet(n, n + 1)) {
+        break;
+      }
+    }
+    Worker w = new Worker(this, Worker.Kind.COMPENSATION, spawnSeq.getAndIncrement() % timings.stripeCount());
+    ThreadFactory f =
+        elastic
+            ? threadFactory
+            : Thread.ofPlatform().name(name + "-compensation-", 1).daemon(true).factory();
+    liveWorkers.incrementAndGet();
+    workers.add(w);
+    try {
+      Thread t = f.newThread(w);
+      w.thread = t;
+      t.start();
+      return true;
+    } catch (Throwable e) {
+      workers.remove(w);
+      liveWorkers.decrementAndGet();
+      compensationWorkers.decrementAndGet();
+      return false;
+    }
+  }
+
+  void runWorker(Worker w) {
+    if (w.thread == null) {
+      w.thread = Thread.currentThread();
+    }
+    WaitTracker.enter(w);
+    if (cpuOneIn == 1) {
+      w.lastCpu = CpuClock.now();
+    }
+    w.cpuCountdown = cpuOneIn;
+    try {
+      switch (w.kind) {
+        case CORE -> coreLoop(w);
+        case ELASTIC -> elasticLoop(w);
+        case COMPENSATION -> compensationLoop(w);
+      }
+    } finally {
+      WaitTracker.exit();
+      workers.remove(w);
+      if (w.kind == Worker.Kind.COMPENSATION) {
+        compensationWorkers.decrementAndGet();
+      }
+      liveWorkers.decrementAndGet();
+      tryTerminate();
+    }
+  }
+
+  private void coreLoop(Worker w) {
+    for (; ; ) {
+      TaskEnvelope t = queue.poll();
+      if (t == null) {
+        t = awaitTask(w);
+        if (t == null) {
+          return;
+        }
+      }
+      runTask(w, t);
+    }
+  }
+
+  private TaskEnvelope awaitTask(Worker w) {
+    for (; ; ) {
+      int rs = runState;
+      if (rs >= STOP || (rs >= SHUTDOWN && queue.isEmpty())) {
+        return null;
+      }
+      w.markIdle();
+      TaskEnvelope t = null;
+      if (runState == RUNNING || !queue.isEmpty()) {
+        try {
+          t = queue.take();
+        } catch (InterruptedException e) {
+          // shutdown woke us: loop to re-check the state
+        }
+      }
+      w.markBusy();
+      if (t != null) {
+        return t;
+      }
+    }
+  }
+
+  private void elasticLoop(Worker w) {
+    for (; ; ) {
+      TaskEnvelope t = runState >= STOP ? null : queue.poll();
+      if (t == null) {
+        if (!releasePermitAndRecheck()) {
+          return;
+        }
+        continue;
+      }
+      runTask(w, t);
+      if (permits.get() > maxConcurrency && !releasePermitAndRecheck()) {
+        return; // the cap was lowered: this permit goes
+      }
+    }
+  }
+
+  private void compensationLoop(Worker w) {
+    for (; ; ) {
+      TaskEnvelope t = runState >= STOP ? null : queue.poll();
+      if (t == null) {
+        return;
+      }
+      runTask(w, t);
+    }
+  }
+
+  /**
+   * Runs one task on the current thread, times it and counts its ending. {@code w} is null when a
+   * caller runs the task (caller-runs policy).
+   */
+  private void runTask(Worker w, TaskEnvelope t) {
+    Thread me = Thread.currentThread();
+    if (runState < STOP) {
+      Thread.interrupted(); // a task must not inherit an interrupt meant for an earlier one
+    }
+    if (!t.claim(me)) {
+      return; // cancelled or dropped while queued; whoever did it counted it
+    }
+    started.increment();
+    if (w != null) {
+      w.current = t;
+    }
+    long start = ticker.getAsLong();
+    long cpuStart = -1;
+    if (cpuOneIn == 1 && w != null && w.lastCpu >= 0) {
+      cpuStart = w.lastCpu;
+    } else if (cpuOneIn > 0) {
+      if (w == null || --w.cpuCountdown <= 0) {
+        if (w != null) {
+          w.cpuCountdown = cpuOneIn;
+        }
+        cpuStart = CpuClock.now();
+      }
+    }
+    Throwable failure = null;
+    try {
+      t.work.run();
+    } catch (Throwable e) {
+      failure = e;
+    }
+    long end = ticker.getAsLong();
+    long cpu = -1;
+    if (cpuStart >= 0) {
+      long c = CpuClock.now();
+      cpu = Math.max(0, c - cpuStart);
+      if (cpuOneIn == 1 && w != null) {
+        w.lastCpu = c;
+      }
+    }
+    t.finishRun(runState >= STOP);
+    if (w != null) {
+      w.current = null;
+    }
+    TaskOutcome outcome;
+    LaneFuture<?> f = t.future;
+    if (f == null) {
+      outcome = failure == null ? TaskOutcome.COMPLETED : TaskOutcome.FAILED;
+    } else if (f.isCancelled()) {
+      outcome = TaskOutcome.CANCELLED;
+    } else if (f.isCompletedExceptionally()) {
+      outcome = TaskOutcome.FAILED;
+    } else {
+      outcome = TaskOutcome.COMPLETED;
+    }
+    switch (outcome) {
+      case COMPLETED -> completed.increment();
+      case FAILED -> failed.increment();
+      default -> cancelled.increment();
+    }
+    int stripe = w != null ? w.stripe : (int) (me.threadId() % timings.stripeCount());
+    timings.record(stripe, start - t.acceptedNanos, end - start, cpu);
+    if (cpu >= 0) {
+      long waiting = (end - start) - cpu;
+      if (waiting < SizingAdvisor.CPU_BOUND_WC * cpu) {
+        cpuBoundSamples.increment();
+      } else if (waiting > SizingAdvisor.BLOCKING_WC * cpu) {
+        blockingSamples.increment();
+      }
+    }
+    if (!t.label.isEmpty()) {
+      labels.computeIfAbsent(t.label, k -> new LabelBook()).add(end - start, cpu);
+    }
+    ended.increment();
+    publish(t, me.getName(), start, end, cpu, outcome);
+    if (failure != null) {
+      reportFailure(me, failure);
+    }
+  }
+
+  private void reportFailure(Thread thread, Throwable failure) {
+    Thread.UncaughtExceptionHandler h = config.exceptionHandler();
+    if (h == null) {
+      h = thread.getUncaughtExceptionHandler();
+    }
+    try {
+      h.uncaughtException(thread, failure);
+    } catch (Throwable handlerFailure) {
+      handlerFailure.addSuppressed(failure);
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": exception handler failed", handlerFailure);
+    }
+  }
+
+  // ---------------------------------------------------------------- records
+
+  private void publish(TaskEnvelope t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
+    Consumer<? super TaskRecord>[] ls = taskListeners;
+    if (ls.length == 0) {
+      return;
+    }
+    boolean ran = start >= 0;
+    TaskRecord r =
+        new TaskRecord(
+            t.id,
+            name,
+            t.label,
+            thread,
+            t.acceptedNanos,
+            ran ? start : -1,
+            end,
+            (ran ? start : end) - t.acceptedNanos,
+            ran ? end - start : 0,
+            cpu,
+            outcome);
+    for (Consumer<? super TaskRecord> l : ls) {
+      try {
+        l.accept(r);
+      } catch (Throwable e) {
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": task listener failed", e);
+      }
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Subscription onTask(Consumer<? super TaskRecord> listener) {
+    Objects.requireNonNull(listener, "listener");
+    mainLock.lock();
+    try {
+      Consumer<? super TaskRecord>[] old = taskListeners;
+      Consumer<? super TaskRecord>[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+      grown[old.length] = listener;
+      taskListeners = grown;
+    } finally {
+      mainLock.unlock();
+    }
+    return () -> {
+      mainLock.lock();
+      try {
+        List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(taskListeners));
+        if (keep.remove(listener)) {
+          taskListeners = keep.toArray(new Consumer[0]);
+        }
+      } finally {
+        mainLock.unlock();
+      }
+    };
+  }
+
+  @Override
+  public Subscription onHealth(Consumer<? super HealthEvent> listener) {
+    return health.subscribe(listener);
+  }
+
+  @Override
+  public LaneHealth health() {
+    return health.state();
+  }
+
+  // ---------------------------------------------------------------- stats
+
+  int running() {
+    return (int) Math.max(0, started.sum() - ended.sum());
+  }
+
+  int liveWorkerCount() {
+    return liveWorkers.get();
+  }
+
+  long startedCount() {
+    return started.sum();
+  }
+
+  long rejectedCount() {
+    long n = 0;
+    for (LongAdder a : rejected.values()) {
+      n += a.sum();
+    }
+    return n;
+  }
+
+  long[] timingSums() {
+    return timings.sums();
+  }
+
+  @Override
+  public LaneStats stats() {
+    long now = ticker.getAsLong();
+    Timings[] t = timings.read(now);
+    EnumMap<RejectReason, Long> byReason = new EnumMap<>(RejectReason.class);
+    rejected.forEach((r, a) -> byReason.put(r, a.sum()));
+    // Read the later stages first so that, under load, earlier ones are never smaller.
+    long end = ended.sum();
+    long comp = completed.sum();
+    long fail = failed.sum();
+    long canc = cancelled.sum();
+    long ret = returned.sum();
+    long st = started.sum();
+    long sub = submitted.sum();
+    LaneCounts counts = new LaneCounts(sub, st, comp, fail, canc, byReason, ret);
+    int threads = elastic ? permits.get() : liveWorkers.get();
+    return new LaneStats(
+        name,
+        kind,
+        stateName(),
+        health.state(),
+        now - createdNanos,
+        counts,
+        queue.size(),
+        (int) Math.max(0, st - end),
+        threads,
+        concurrencyLimit(),
+        config.queueCapacity(),
+        t[0],
+        t[1],
+        health.saturatedNanos(now),
+        labelFigures(),
+        cpuBoundSamples.sum(),
+        blockingSamples.sum());
+  }
+
+  private java.util.Map<String, LabelFigures> labelFigures() {
+    java.util.Map<String, LabelFigures> out = new java.util.HashMap<>();
+    labels.forEach((k, v) -> out.put(k, v.figures()));
+    return out;
+  }
+
+  /** Per-label sums; LongAdders because several workers run tasks of one label. */
+  private static final class LabelBook {
+    final LongAdder tasks = new LongAdder();
+    final LongAdder run = new LongAdder();
+    final LongAdder samples = new LongAdder();
+    final LongAdder sampledRun = new LongAdder();
+    final LongAdder cpu = new LongAdder();
+
+    void add(long runNanos, long cpuNanos) {
+      tasks.increment();
+      run.add(runNanos);
+      if (cpuNanos >= 0) {
+        samples.increment();
+        sampledRun.add(runNanos);
+        cpu.add(cpuNanos);
+      }
+    }
+
+    LabelFigures figures() {
+      return new LabelFigures(tasks.sum(), run.sum(), samples.sum(), sampledRun.sum(), cpu.sum());
+    }
+  }
+
+  @Override
+  public SizingAdvice sizingAdvice() {
+    return SizingAdvisor.defaults().advise(stats(), cores());
+  }
+
+  private String stateName() {
+    return switch (runState) {
+      case RUNNING -> "running";
+      case SHUTDOWN, STOP -> "shutting-down";
+      default -> "terminated";
+    };
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  @Override
+  public void shutdown() {
+    advanceState(SHUTDOWN);
+    for (Worker w : workers) {
+      w.interruptIfIdle();
+    }
+    tryTerminate();
+  }
+
+  @Override
+  public List<Runnable> shutdownNow() {
+    advanceState(STOP);
+    for (Worker w : workers) {
+      w.interruptNow();
+    }
+    List<Runnable> never = new ArrayList<>();
+    TaskEnvelope t;
+    while ((t = queue.poll()) != null) {
+      if (t.drop()) {
+        returned.increment();
+        never.add(t);
+      }
+    }
+    tryTerminate();
+    return never;
+  }
+
+  private void advanceState(int target) {
+    mainLock.lock();
+    try {
+      if (runState < target) {
+        runState = target;
+      }
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  void tryTerminate() {
+    int rs = runState;
+    if (rs == RUNNING || rs == TERMINATED) {
+      return;
+    }
+    if (rs == SHUTDOWN && !queue.isEmpty()) {
+      if (elastic) {
+        dispatch();
+      }
+      return;
+    }
+    if (liveWorkers.get() != 0 || (elastic && permits.get() != 0)) {
+      return;
+    }
+    mainLock.lock();
+    try {
+      if (runState != TERMINATED
+          && liveWorkers.get() == 0
+          && (!elastic || permits.get() == 0)
+          && (runState == STOP || queue.isEmpty())) {
+        runState = TERMINATED;
+        terminatedCondition.signalAll();
+        HealthMonitor.unregister(this);
+      }
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return runState >= SHUTDOWN;
+  }
+
+  @Override
+  public boolean isTerminated() {
+    return runState == TERMINATED;
+  }
+
+  @Override
+  public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    long nanos = unit.toNanos(timeout);
+    mainLock.lock();
+    try {
+      while (runState != TERMINATED) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = terminatedCondition.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    boolean interrupted = false;
+    shutdown();
+    while (!isTerminated()) {
+      try {
+        awaitTermination(1, TimeUnit.DAYS);
+      } catch (InterruptedException e) {
+        if (!interrupted) {
+          shutdownNow();
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ---------------------------------------------------------------- health hooks
+
+  /** A worker of some lane now waits on {@code future}; see {@link WaitTracker}. */
+  void workerWaits(Worker w, LaneFuture<?> future) {
+    health.workerWaits(w, future);
+  }
+
+  CpuTiming cpuTiming() {
+    return config.cpuTiming();
+  }
+
+  Duration statsInterval() {
+    return config.statsInterval();
+  }
+
+  @Override
+  public String toString() {
+    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", limit " + concurrencyLimit()
+        + ", queued " + queue.size() + "/" + config.queueCapacity() + ", running " + running()
+        + ", submitted " + submitted.sum() + ", completed " + completed.sum() + ", failed "
+        + failed.sum() + ", cancelled " + cancelled.sum() + ", rejected " + rejectedCount() + "]";
+  }
+}

@@ -1,0 +1,133 @@
+package dev.lanes.internal;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The future of a task submitted to a lane: a {@link CompletableFuture} that also runs the task.
+ *
+ * <p><b>Concurrency design.</b> Completion is CompletableFuture's own (a CAS on its result), so
+ * whoever completes first wins: the task, a canceller, or a deadlock breaker. {@code cancel}
+ * additionally tells the envelope, which removes a queued task or interrupts a running one
+ * (only while that task is still running, see {@link TaskEnvelope}). {@code get}/{@code join}
+ * register the waiting thread with the {@link WaitTracker} so the lane can see a thread of its own
+ * waiting on a task still in its own queue (the nested-submission deadlock).
+ */
+final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
+  private final LaneExecutor lane;
+  private Callable<? extends T> callable;
+  private Runnable runnable;
+  private T result;
+  volatile TaskEnvelope envelope;
+
+  LaneFuture(LaneExecutor lane, Callable<? extends T> callable) {
+    this.lane = lane;
+    this.callable = callable;
+  }
+
+  LaneFuture(LaneExecutor lane, Runnable runnable, T result) {
+    this.lane = lane;
+    this.runnable = runnable;
+    this.result = result;
+  }
+
+  LaneExecutor lane() {
+    return lane;
+  }
+
+  /** Runs the task and completes this future; does nothing if already done (cancelled). */
+  @Override
+  public void run() {
+    if (isDone()) {
+      return;
+    }
+    try {
+      T value;
+      if (callable != null) {
+        value = callable.call();
+      } else {
+        runnable.run();
+        value = result;
+      }
+      complete(value);
+    } catch (Throwable t) {
+      completeExceptionally(t);
+    } finally {
+      callable = null;
+      runnable = null;
+      result = null;
+    }
+  }
+
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    boolean cancelled = super.cancel(mayInterruptIfRunning);
+    TaskEnvelope e = envelope;
+    if (cancelled && e != null) {
+      e.onFutureCancelled(mayInterruptIfRunning);
+    }
+    return cancelled;
+  }
+
+  @Override
+  public T get() throws InterruptedException, ExecutionException {
+    if (isDone()) {
+      return super.get();
+    }
+    WaitTracker.Registration r = WaitTracker.beforeWait(this);
+    try {
+      return super.get();
+    } finally {
+      WaitTracker.afterWait(r);
+    }
+  }
+
+  @Override
+  public T get(long timeout, TimeUnit unit)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    if (isDone()) {
+      return super.get(timeout, unit);
+    }
+    WaitTracker.Registration r = WaitTracker.beforeWait(this);
+    try {
+      return super.get(timeout, unit);
+    } finally {
+      WaitTracker.afterWait(r);
+    }
+  }
+
+  @Override
+  public T join() {
+    if (isDone()) {
+      return super.join();
+    }
+    WaitTracker.Registration r = WaitTracker.beforeWait(this);
+    try {
+      return super.join();
+    } finally {
+      WaitTracker.afterWait(r);
+    }
+  }
+
+  /** Dependent stages without an explicit executor run on the same lane. */
+  @Override
+  public Executor defaultExecutor() {
+    return lane;
+  }
+
+  /** Dependent stages are plain futures: they run no task of their own. */
+  @Override
+  public <U> CompletableFuture<U> newIncompleteFuture() {
+    return new CompletableFuture<>();
+  }
+
+  @Override
+  public String toString() {
+    TaskEnvelope e = envelope;
+    return (e == null ? "lane future" : e.toString()) + " " + super.toString();
+  }
+}

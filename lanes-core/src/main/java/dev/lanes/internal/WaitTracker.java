@@ -1,0 +1,44 @@
+package dev.lanes.internal;
+
+/**
+ * Knows which lane worker, if any, the current thread is, so that a lanes future's {@code get} or
+ * {@code join} can tell its lane "a worker of yours now waits on this future". A thread that is no
+ * lane worker pays one thread-local read per blocking wait; nothing is done for a future that is
+ * already complete.
+ */
+final class WaitTracker {
+  private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+
+  private WaitTracker() {}
+
+  record Registration(Worker worker, LaneFuture<?> previous) {}
+
+  static void enter(Worker w) {
+    CURRENT.set(w);
+  }
+
+  static void exit() {
+    CURRENT.remove();
+  }
+
+  static Worker current() {
+    return CURRENT.get();
+  }
+
+  static Registration beforeWait(LaneFuture<?> future) {
+    Worker w = CURRENT.get();
+    if (w == null) {
+      return null;
+    }
+    Registration r = new Registration(w, w.waitingOn);
+    w.waitingOn = future;
+    w.lane.workerWaits(w, future);
+    return r;
+  }
+
+  static void afterWait(Registration r) {
+    if (r != null) {
+      r.worker().waitingOn = r.previous();
+    }
+  }
+}

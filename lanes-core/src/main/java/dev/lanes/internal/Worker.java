@@ -1,0 +1,103 @@
+package dev.lanes.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A thread's membership of a lane. Three kinds: a <em>core</em> worker of a platform lane (lives
+ * as long as the lane, blocks on the queue when idle), an <em>elastic</em> worker of a virtual
+ * lane (started with a permit, runs queued tasks back to back, ends when the queue is empty), and
+ * a <em>compensation</em> worker (a temporary extra thread added to break a starvation deadlock).
+ *
+ * <p><b>Concurrency design.</b> {@code phase} protects core workers from stray interrupts: a
+ * worker publishes IDLE before it blocks on the queue, and {@code shutdown} interrupts only a
+ * worker it moves IDLE → INTERRUPTING by CAS. A worker waking up moves IDLE → BUSY; if it loses
+ * that CAS, it waits for INTERRUPTED and clears the flag before it runs anything, so shutdown's
+ * interrupt can never land in a task. {@code current} and {@code waitingOn} are read by the health
+ * monitor without locks (a racy but safe view: it only reads them).
+ */
+final class Worker implements Runnable {
+  static final int BUSY = 0;
+  static final int IDLE = 1;
+  static final int INTERRUPTING = 2;
+  static final int INTERRUPTED = 3;
+
+  private static final VarHandle PHASE;
+
+  static {
+    try {
+      PHASE = MethodHandles.lookup().findVarHandle(Worker.class, "phase", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  enum Kind {
+    CORE,
+    ELASTIC,
+    COMPENSATION
+  }
+
+  final LaneExecutor lane;
+  final Kind kind;
+  final int stripe;
+  volatile Thread thread;
+  volatile TaskEnvelope current;
+  volatile LaneFuture<?> waitingOn;
+
+  @SuppressWarnings("unused") // accessed through PHASE
+  private volatile int phase;
+
+  /** CPU reading at the end of the previous task (every-task timing), or -1. */
+  long lastCpu = -1;
+
+  /** Tasks until the next CPU sample. */
+  int cpuCountdown;
+
+  Worker(LaneExecutor lane, Kind kind, int stripe) {
+    this.lane = lane;
+    this.kind = kind;
+    this.stripe = stripe;
+  }
+
+  @Override
+  public void run() {
+    lane.runWorker(this);
+  }
+
+  void markIdle() {
+    phase = IDLE;
+  }
+
+  /** Back from the queue: absorb a shutdown interrupt that was aimed at the idle worker. */
+  void markBusy() {
+    if (!PHASE.compareAndSet(this, IDLE, BUSY)) {
+      while (phase == INTERRUPTING) {
+        Thread.onSpinWait();
+      }
+      Thread.interrupted();
+      phase = BUSY;
+    }
+  }
+
+  /** Interrupts the worker only if it is idle on the queue. */
+  void interruptIfIdle() {
+    if (PHASE.compareAndSet(this, IDLE, INTERRUPTING)) {
+      try {
+        Thread t = thread;
+        if (t != null) {
+          t.interrupt();
+        }
+      } finally {
+        phase = INTERRUPTED;
+      }
+    }
+  }
+
+  void interruptNow() {
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+    }
+  }
+}
