@@ -72,6 +72,8 @@ class LaneTimingTest {
     try (Lane lane = Lane.blocking("subs", 1).build()) {
       Subscription sub = lane.onTask(records::add);
       lane.submit(() -> 1).get();
+      // Records are delivered just after the future completes.
+      org.awaitility.Awaitility.await().until(() -> records.size() == 1);
       sub.close();
       lane.submit(() -> 2).get();
     }

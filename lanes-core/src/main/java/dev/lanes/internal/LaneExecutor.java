@@ -606,17 +606,13 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     LaneFuture<?> f = t.future;
     if (f == null) {
       outcome = failure == null ? TaskOutcome.COMPLETED : TaskOutcome.FAILED;
-    } else if (f.isCancelled()) {
-      outcome = TaskOutcome.CANCELLED;
-    } else if (f.isCompletedExceptionally()) {
-      outcome = TaskOutcome.FAILED;
+    } else if (f.isDone()) {
+      outcome =
+          f.isCancelled()
+              ? TaskOutcome.CANCELLED
+              : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
     } else {
-      outcome = TaskOutcome.COMPLETED;
-    }
-    switch (outcome) {
-      case COMPLETED -> completed.increment();
-      case FAILED -> failed.increment();
-      default -> cancelled.increment();
+      outcome = f.runFailed() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
     }
     int stripe = w != null ? w.stripe : (int) (me.threadId() % timings.stripeCount());
     timings.record(stripe, start - t.acceptedNanos, end - start, cpu);
@@ -631,7 +627,14 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (!t.label.isEmpty()) {
       labels.computeIfAbsent(t.label, k -> new LabelBook()).add(end - start, cpu);
     }
+    count(outcome);
     ended.increment();
+    if (f != null && !f.isDone() && !f.completeFromRun()) {
+      // Cancelled between our look and our completion: the future says cancelled, so do we.
+      uncount(outcome);
+      outcome = f.isCancelled() ? TaskOutcome.CANCELLED : outcome;
+      count(outcome);
+    }
     if (event.shouldCommit()) {
       event.lane = name;
       event.label = t.label;
@@ -645,6 +648,22 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     publish(t, me.getName(), start, end, cpu, outcome);
     if (failure != null) {
       reportFailure(me, failure);
+    }
+  }
+
+  private void count(TaskOutcome outcome) {
+    switch (outcome) {
+      case COMPLETED -> completed.increment();
+      case FAILED -> failed.increment();
+      default -> cancelled.increment();
+    }
+  }
+
+  private void uncount(TaskOutcome outcome) {
+    switch (outcome) {
+      case COMPLETED -> completed.decrement();
+      case FAILED -> failed.decrement();
+      default -> cancelled.decrement();
     }
   }
 

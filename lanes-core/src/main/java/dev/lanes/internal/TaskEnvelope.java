@@ -126,6 +126,9 @@ final class TaskEnvelope implements Runnable {
   @Override
   public void run() {
     work.run();
+    if (future != null) {
+      future.completeFromRun();
+    }
   }
 
   @Override
