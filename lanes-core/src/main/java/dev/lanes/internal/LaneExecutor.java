@@ -493,7 +493,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   private void coreLoop(Worker w) {
     for (; ; ) {
-      TaskEnvelope t = queue.poll();
+      TaskEnvelope t = runState >= STOP ? null : queue.poll();
       if (t == null) {
         t = awaitTask(w);
         if (t == null) {
