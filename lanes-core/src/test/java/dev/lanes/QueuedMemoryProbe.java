@@ -33,6 +33,11 @@ public final class QueuedMemoryProbe {
             done.incrementAndGet();
           });
         }
+        // The cap's threads are started; wait (bounded) until they all run before measuring.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (alive.get() < Math.min(CAP, tasks) && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
         report(mode, tasks, alive.get(), lane.stats().queued(), start);
         release.countDown();
       }
