@@ -122,6 +122,12 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private final ConcurrentHashMap<String, LabelBook> labels = new ConcurrentHashMap<>();
   private final LongAdder cpuBoundSamples = new LongAdder();
   private final LongAdder blockingSamples = new LongAdder();
+
+  /**
+   * A task counts as mostly waiting above this W/C: at least {@link SizingAdvisor#BLOCKING_WC},
+   * and twice what waiting for a core alone gives a lane with more threads than cores.
+   */
+  private final double blockingTaskWc;
   final HealthMonitor health;
 
   @SuppressWarnings("unchecked")
@@ -149,6 +155,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
             : Math.min(MAX_STRIPES, config.concurrency());
     this.timings = new TimingBook(Math.max(1, stripes), config.statsInterval().toNanos(), createdNanos);
     this.health = new HealthMonitor(this, config.health());
+    this.blockingTaskWc =
+        Math.max(SizingAdvisor.BLOCKING_WC, 2.0 * config.concurrency() / cores());
     if (!elastic) {
       for (int i = 0; i < config.concurrency(); i++) {
         Worker w = new Worker(this, Worker.Kind.CORE, i % timings.stripeCount());
@@ -620,7 +628,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       long waiting = (end - start) - cpu;
       if (waiting < SizingAdvisor.CPU_BOUND_WC * cpu) {
         cpuBoundSamples.increment();
-      } else if (waiting > SizingAdvisor.BLOCKING_WC * cpu) {
+      } else if (waiting > blockingTaskWc * cpu) {
         blockingSamples.increment();
       }
     }
