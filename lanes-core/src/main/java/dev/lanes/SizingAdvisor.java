@@ -93,13 +93,14 @@ public record SizingAdvisor(
       threads = cores;
       why = String.format(Locale.ROOT, "CPU lane: threads = cores = %d (measured W/C %s).",
           cores, fmt(wc));
-      // Threads beyond the cores wait for a core while runnable, which the measured W/C counts as
-      // waiting: about threads/cores - 1 of it comes from that alone.
-      double fromOversubscription = Math.max(0, (double) s.concurrencyLimit() / cores - 1);
-      if (s.concurrencyLimit() > cores && !(wc > fromOversubscription + 0.5)) {
+      if (s.concurrencyLimit() > cores) {
+        // Threads beyond the cores wait for a core while runnable, which the measured W/C counts
+        // as waiting (about threads/cores - 1 of it), so W/C cannot clear an oversized CPU lane.
         warnings.add(String.format(Locale.ROOT,
-            "%d threads on %d cores for CPU-bound tasks (W/C %s): the extra threads add context"
-                + " switches, not throughput", s.concurrencyLimit(), cores, fmt(wc)));
+            "%d threads on %d cores in a CPU lane: for computing tasks the extra threads add"
+                + " context switches, not throughput (measured W/C %s, of which about %.1f comes"
+                + " from waiting for a core)", s.concurrencyLimit(), cores, fmt(wc),
+            Math.max(0, (double) s.concurrencyLimit() / cores - 1)));
       }
     } else if (useWc) {
       double raw = cores * targetUtilisation * (1 + wc);
