@@ -40,11 +40,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  *
  * In both modes the observation endpoints ({@code /}, {@code /stats.json}, {@code /metrics}) run
- * on a small lane of their own, {@code admin}, so the server can be watched while it drowns.
+ * on a small lane of their own, {@code admin}, so the server can be watched while it drowns, and
+ * requests are read and routed on a capped virtual lane, {@code http}.
  *
- * <p><b>Concurrency design.</b> The JDK server's one dispatcher thread parses each request and
- * hands it to a lane with {@code execute}; a lane whose queue is full refuses at once (503), so
- * the dispatcher never blocks. The lane's task writes the answer and closes the exchange. Every
+ * <p><b>Concurrency design.</b> The JDK server's one dispatcher thread accepts connections and
+ * hands each readable one to the {@code http} lane, whose virtual thread reads the request, checks
+ * it and hands it to the endpoint's lane with {@code execute}; a lane whose queue is full refuses
+ * at once (503), so reading never waits for work. The lane's task writes the answer and closes the exchange. Every
  * lane and queue is bounded, and every {@code ms} is capped at {@link Requests#MAX_MS}, so no
  * request can hold a thread longer than that (plus the delay server's answer for {@code /call}).
  * {@link #close()} stops accepting, interrupts the lanes' tasks ({@code shutdownNow}) and waits
@@ -101,6 +103,9 @@ final class DemoServer implements AutoCloseable {
   private static final int ADMIN_THREADS = 2;
   private static final int ADMIN_QUEUE = 64;
   private static final int DELAY_CONNECT_TIMEOUT_MS = 5_000;
+  /** Requests being read (headers parsed, routed) at once, and how many connections may wait. */
+  private static final int HTTP_READERS = 256;
+  private static final int HTTP_QUEUE = 1_024;
 
   private static final String PATHS = "/, /fast, /slow?ms=, /cpu?ms=, /call?ms=, /stats.json, /metrics";
 
@@ -132,8 +137,10 @@ final class DemoServer implements AutoCloseable {
     }
     b.lane(Lane.blocking("admin", ADMIN_THREADS).queueCapacity(ADMIN_QUEUE).daemon(true)
         .exceptionHandler(DemoServer::taskFailed));
+    b.lane(Lane.virtual("http", HTTP_READERS).queueCapacity(HTTP_QUEUE).exceptionHandler(DemoServer::taskFailed));
     this.lanes = b.build();
     this.admin = lanes.lane("admin");
+    Lane httpLane = lanes.lane("http");
 
     Map<String, Lane> routes = new LinkedHashMap<>();
     if (config.mode() == Mode.SHARED) {
@@ -153,7 +160,7 @@ final class DemoServer implements AutoCloseable {
     routes.forEach((label, lane) -> names.put(label, lane.name()));
     this.book = new EndpointBook(names, System::nanoTime);
     for (Lane l : lanes.all()) {
-      if (l != admin) {
+      if (l != admin && l != httpLane) {
         book.follow(l);
       }
     }
@@ -168,7 +175,10 @@ final class DemoServer implements AutoCloseable {
       d = new DelayServer();
       h = HttpServer.create(new InetSocketAddress(InetAddress.getByName(config.bind()), config.port()), BACKLOG);
       h.createContext("/", this::route);
-      h.setExecutor(null); // the dispatcher thread only parses and hands over
+      // Reading a request blocks until its headers arrived, so it happens on the capped virtual
+      // "http" lane, never on the dispatcher: a stalled client holds one virtual thread, not the
+      // server. When that lane is full, the JDK server closes the new connection.
+      h.setExecutor(httpLane);
       h.start();
     } catch (IOException | RuntimeException e) {
       if (d != null) {

@@ -78,6 +78,18 @@ class BadInputTest {
     assertThat(shared.stats().counts().rejected()).isEqualTo(1);
   }
 
+  @Test
+  void aClientThatStallsMidRequestDoesNotBlockOthers() throws Exception {
+    try (java.net.Socket stalled = new java.net.Socket("127.0.0.1", server.port())) {
+      // Headers begun, never finished: the reader of this request waits on its own virtual thread.
+      stalled.getOutputStream().write("GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      stalled.getOutputStream().flush();
+      Lane http = server.lanes().lane("http");
+      await().atMost(TIMEOUT).until(() -> http.stats().running() >= 1);
+      assertThat(get("/fast").statusCode()).isEqualTo(200);
+    }
+  }
+
   private void assertBad(String pathAndQuery, int status, String reason) throws Exception {
     HttpResponse<String> r = get(pathAndQuery);
     assertThat(r.statusCode()).as(pathAndQuery).isEqualTo(status);

@@ -17,7 +17,7 @@ class JsonTest {
       Map<?, ?> m = (Map<?, ?>) parsed;
       assertThat(m.get("mode")).isEqualTo("lanes");
       assertThat(((List<?>) m.get("lanes")).stream().map(l -> ((Map<?, ?>) l).get("name")).map(String::valueOf).toList())
-          .containsExactly("fast", "slow", "cpu", "call", "admin");
+          .containsExactly("fast", "slow", "cpu", "call", "admin", "http");
       assertThat(((List<?>) m.get("endpoints")).stream().map(l -> ((Map<?, ?>) l).get("label")).map(String::valueOf).toList())
           .containsExactly("fast", "slow", "cpu", "call.io", "call.cpu");
     }

@@ -55,7 +55,7 @@ class LivePageBrowserTest {
 
       String dom = dumpDom(chromium, server.url() + "/", tmp);
       Map<String, Map<String, String>> rows = laneRows(dom);
-      assertThat(rows.keySet()).as("lane rows in the rendered page").containsExactly("fast", "slow", "cpu", "call", "admin");
+      assertThat(rows.keySet()).as("lane rows in the rendered page").containsExactly("fast", "slow", "cpu", "call", "admin", "http");
       assertThat(dom).contains("data-state=\"ok\"");
 
       Map<String, String> fast = rows.get("fast");
