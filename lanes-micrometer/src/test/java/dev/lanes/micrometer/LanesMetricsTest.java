@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.CpuTiming;
+import dev.lanes.HealthConfig;
+import dev.lanes.LaneHealth;
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -158,6 +160,34 @@ class LanesMetricsTest {
       await().atMost(Duration.ofSeconds(30))
           .untilAsserted(() -> assertThat(counter(registry, "one", "completed")).isEqualTo(5));
       assertThat(gauge(registry, "lanes.capacity.remaining", "one")).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void saturatedGaugeAndTimeFollowTheLanesHealth() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    HealthConfig quick = HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO);
+    try (Lane lane = Lane.blocking("tight", 1).queueCapacity(1).health(quick).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      assertThat(gauge(registry, "lanes.saturated", "tight")).isZero();
+      lane.execute(() -> {
+        started.countDown();
+        awaitLatch(release);
+      });
+      started.await();
+      lane.execute(() -> {});
+      assertThatThrownBy(() -> lane.execute(() -> {})).isInstanceOf(RejectedExecutionException.class);
+      // A rejection makes the lane REJECTING (worse than SATURATED) at the health monitor's next tick.
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(gauge(registry, "lanes.saturated", "tight")).isEqualTo(1.0));
+      assertThat(lane.health()).isGreaterThanOrEqualTo(LaneHealth.SATURATED);
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(registry.get("lanes.saturated.time").tag("lane", "tight").functionCounter().count())
+              .isPositive());
+      release.countDown();
     }
   }
 
