@@ -17,7 +17,7 @@ class ServeLoadEndToEndTest {
   private static final int THREADS = 2;
   private static final int SLOW_COUNT = 8;
   private static final long SLOW_MS = 1_000;
-  private static final long PAUSE_MS = 300;
+  private static final long PAUSE_MS = 500;
   private static final int FAST_COUNT = 20;
   private static final int RATE = 1_000;
 
