@@ -182,14 +182,20 @@ final class LoadGenerator {
     HttpRequest req = HttpRequest.newBuilder(target).GET().timeout(Duration.ofNanos(remaining)).build();
     tally.sent.incrementAndGet();
     long start = System.nanoTime();
-    client.sendAsync(req, HttpResponse.BodyHandlers.discarding())
-        .whenComplete((resp, failure) -> {
-          try {
-            tally.add(resp == null ? -1 : resp.statusCode(), System.nanoTime() - start);
-          } finally {
-            inFlight.release();
-          }
-        });
+    try {
+      client.sendAsync(req, HttpResponse.BodyHandlers.discarding())
+          .whenComplete((resp, failure) -> {
+            try {
+              tally.add(resp == null ? -1 : resp.statusCode(), System.nanoTime() - start);
+            } finally {
+              inFlight.release();
+            }
+          });
+    } catch (RuntimeException e) {
+      // The client refused to start the request (e.g. shut down): an error, and the slot is free.
+      tally.add(-1, System.nanoTime() - start);
+      inFlight.release();
+    }
   }
 
   /** Polls /stats.json until the server counted every answered request of each endpoint. */
