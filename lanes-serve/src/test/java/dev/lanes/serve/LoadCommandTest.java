@@ -55,6 +55,21 @@ class LoadCommandTest {
   }
 
   @Test
+  void aRunLongerThanMaxSecondsIsCutShortAndSaysSo() throws Exception {
+    try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.SHARED, "127.0.0.1", 0, 1, 100))) {
+      Run r = run("load", "--url", server.url(), "--slow-count", "3", "--slow-ms", "10000", "--pause-ms", "0",
+          "--fast-count", "1", "--max-seconds", "1");
+      assertThat(r.exit()).as(r.err()).isZero();
+      LoadResult result = ((ServeMain.Load) r.cl().getSubcommands().get("load").getCommand()).result;
+      assertThat(result.notes()).anyMatch(n -> n.contains("stopped at the 1 s limit"));
+      // Cut short: far less than even one of the slow requests would have taken.
+      assertThat(result.seconds()).isLessThan(10.0);
+      assertThat(result.endpoint("/slow").ok()).isZero();
+      assertThat(r.out()).contains("note: stopped at the 1 s limit");
+    }
+  }
+
+  @Test
   void aTinyRunPrintsClientAndServerFiguresPerEndpoint() throws Exception {
     try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.LANES, "127.0.0.1", 0, 2, 100))) {
       Run r = run("load", "--url", server.url(), "--slow-count", "2", "--slow-ms", "10", "--pause-ms", "0",
