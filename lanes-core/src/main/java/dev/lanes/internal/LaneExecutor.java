@@ -277,6 +277,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (runState != RUNNING && t.drop()) {
       // Raced with shutdown: take the task back rather than strand it in a queue nobody drains.
       queue.remove(t);
+      tryTerminate(); // shutdown may have seen this task queued and left termination to us
       reject(t, RejectReason.SHUTDOWN);
     }
     if (elastic) {
@@ -518,16 +519,22 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       if (rs >= STOP || (rs >= SHUTDOWN && queue.isEmpty())) {
         return null;
       }
-      w.markIdle();
       TaskEnvelope t = null;
-      if (runState == RUNNING || !queue.isEmpty()) {
-        try {
-          t = queue.take();
-        } catch (InterruptedException e) {
-          // shutdown woke us: loop to re-check the state
+      if (rs == RUNNING) {
+        w.markIdle();
+        if (runState == RUNNING) {
+          try {
+            t = queue.take();
+          } catch (InterruptedException e) {
+            // shutdown woke us: loop to re-check the state
+          }
         }
+        w.markBusy();
+      } else {
+        // Shutting down: never block, or a task taken back by its submitter (or cancelled)
+        // after we looked could leave us waiting on an empty queue forever.
+        t = queue.poll();
       }
-      w.markBusy();
       if (t != null) {
         return t;
       }
@@ -898,10 +905,14 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       return;
     }
     if (rs == SHUTDOWN && !queue.isEmpty()) {
-      if (elastic) {
-        dispatch();
+      if (!elastic) {
+        return; // core workers drain it
       }
-      return;
+      dispatch();
+      if (!queue.isEmpty() || permits.get() != 0) {
+        return; // a worker will drain it and try again when it leaves
+      }
+      // the queue emptied meanwhile (cancelled or taken back) and nobody runs: terminate
     }
     if (liveWorkers.get() != 0 || (elastic && permits.get() != 0)) {
       return;
@@ -989,6 +1000,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   /** Fails a task this lane already claimed from its queue (deadlock FAIL policy). */
   void failClaimed(TaskEnvelope e, Throwable ex) {
     queue.remove(e);
+    tryTerminate();
     failed.increment();
     if (e.future != null) {
       e.future.completeExceptionally(ex);
