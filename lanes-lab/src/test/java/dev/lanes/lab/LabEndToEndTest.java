@@ -141,7 +141,8 @@ class LabEndToEndTest {
       figures.put((String) e.get("id"), (Map<String, Object>) e.get("figures"));
     }
     // Experiments whose task counts are known from their figures: every task has one row.
-    assertThat(rows("E2")).isEqualTo(3 * number(figures.get("E2"), "tasks"));
+    assertThat(rows("E2")).isEqualTo(
+        3 * number(figures.get("E2"), "rounds") * number(figures.get("E2"), "tasks"));
     assertThat(rows("E5")).isEqualTo(2 * number(figures.get("E5"), "tasks"));
     assertThat(rows("E6")).isEqualTo(2 * number(figures.get("E6"), "tasks"));
     assertThat(rows("E8")).isEqualTo(

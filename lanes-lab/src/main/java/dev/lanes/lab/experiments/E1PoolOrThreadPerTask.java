@@ -7,6 +7,7 @@ import dev.lanes.lab.ExperimentResult;
 import dev.lanes.lab.LabContext;
 import dev.lanes.lab.report.Charts;
 import dev.lanes.lab.support.ContextSwitches;
+import dev.lanes.lab.support.Percentiles;
 import dev.lanes.lab.support.TaskLog;
 import dev.lanes.lab.support.ThreadCounter;
 import dev.lanes.lab.support.Work;
@@ -24,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
  * threads alive at once, and context switches.
  */
 public final class E1PoolOrThreadPerTask implements Experiment {
+
+  private static final int ROUNDS = 3;
 
   private record Kind(String name, int tasks, int poolThreads, Runnable body) {}
 
@@ -50,15 +53,15 @@ public final class E1PoolOrThreadPerTask implements Experiment {
     int fileLines = 2_000;
     List<Kind> kinds =
         List.of(
-            new Kind("cpu", ctx.scale(60, 300), cores, () -> Work.cpu(cpuUnits, ctx.seed())),
-            new Kind("file-io", ctx.scale(200, 1_000), 8,
+            new Kind("cpu", ctx.scale(40, 300), cores, () -> Work.cpu(cpuUnits, ctx.seed())),
+            new Kind("file-io", ctx.scale(120, 1_000), 8,
                 () -> Work.fileIo(ctx.tempDir(), "e1-" + Thread.currentThread().threadId(), fileLines)),
-            new Kind("fast-net", ctx.scale(200, 1_000), 8, () -> Work.http(ctx.client(), fast)),
-            new Kind("slow-net", ctx.scale(100, 400), 8, () -> Work.http(ctx.client(), slow)));
+            new Kind("fast-net", ctx.scale(120, 1_000), 8, () -> Work.http(ctx.client(), fast)),
+            new Kind("slow-net", ctx.scale(60, 400), 8, () -> Work.http(ctx.client(), slow)));
     result.setup(String.format(Locale.ROOT,
         "Four kinds of task, each run twice: on a pool (a lanes blocking lane: %d threads for CPU"
             + " work = cores, 8 for IO) and on a new platform thread per task, all tasks submitted"
-            + " at once. CPU: random access over a 256 KB array (~%d ms); file IO: write %,d lines"
+            + " at once, in 3 alternating rounds (figures: median time and switches, largest peak). CPU: random access over a 256 KB array (~%d ms); file IO: write %,d lines"
             + " to a new file in a temporary folder, then delete it; fast network: GET on the lab's"
             + " local HTTP server; slow network: GET that the server answers after %d ms. Tasks:"
             + " cpu %d, file-io %d, fast-net %d, slow-net %d. Peak threads: threads alive at once,"
@@ -70,11 +73,19 @@ public final class E1PoolOrThreadPerTask implements Experiment {
     Map<String, Run> pooled = new LinkedHashMap<>();
     Map<String, Run> perTask = new LinkedHashMap<>();
     Work.http(ctx.client(), fast); // warm the client's connection set-up
+    // Rounds alternate the two ways, so a burst of load from elsewhere on the machine hits both;
+    // times and switches are medians over the rounds, peaks and threads created the maximum.
     for (Kind k : kinds) {
-      ctx.status("E1 " + k.name() + " pooled");
-      pooled.put(k.name(), pooled(k, log));
-      ctx.status("E1 " + k.name() + " thread-per-task");
-      perTask.put(k.name(), threadPerTask(k));
+      List<Run> p = new ArrayList<>();
+      List<Run> t = new ArrayList<>();
+      for (int round = 1; round <= ROUNDS; round++) {
+        ctx.status("E1 " + k.name() + " pooled, round " + round);
+        p.add(pooled(k, log, round));
+        ctx.status("E1 " + k.name() + " thread-per-task, round " + round);
+        t.add(threadPerTask(k));
+      }
+      pooled.put(k.name(), median(p));
+      perTask.put(k.name(), median(t));
     }
 
     boolean ctxAvailable = ContextSwitches.available();
@@ -169,13 +180,21 @@ public final class E1PoolOrThreadPerTask implements Experiment {
     return result;
   }
 
-  private static Run pooled(Kind k, TaskLog log) {
+  private static Run median(List<Run> runs) {
+    return new Run(
+        Percentiles.of(runs.stream().map(Run::ms).toList(), 50),
+        runs.stream().mapToInt(Run::peakThreads).max().orElse(0),
+        runs.stream().mapToInt(Run::created).max().orElse(0),
+        (long) Percentiles.of(runs.stream().map(r -> (double) r.ctx()).toList(), 50));
+  }
+
+  private static Run pooled(Kind k, TaskLog log, int round) {
     ThreadCounter threads = ThreadCounter.platform("e1-" + k.name());
     long ctx0 = ContextSwitches.total();
     long t0 = System.nanoTime();
     try (Lane lane =
         log.follow(
-            Lane.blocking("e1-" + k.name() + "-pool", k.poolThreads())
+            Lane.blocking("e1-" + k.name() + "-pool-round-" + round, k.poolThreads())
                 .queueCapacity(Math.max(1, k.tasks()))
                 .threadFactory(threads)
                 .cpuTiming(CpuTiming.everyTask())

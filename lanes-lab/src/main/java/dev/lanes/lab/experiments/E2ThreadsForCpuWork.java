@@ -8,6 +8,7 @@ import dev.lanes.lab.ExperimentResult;
 import dev.lanes.lab.LabContext;
 import dev.lanes.lab.report.Charts;
 import dev.lanes.lab.support.ContextSwitches;
+import dev.lanes.lab.support.Percentiles;
 import dev.lanes.lab.support.TaskLog;
 import dev.lanes.lab.support.ThreadCounter;
 import dev.lanes.lab.support.Work;
@@ -39,46 +40,65 @@ public final class E2ThreadsForCpuWork implements Experiment {
   public ExperimentResult run(LabContext ctx) {
     ExperimentResult result = new ExperimentResult(this);
     int cores = ctx.cores();
-    int tasks = ctx.scale(300, 1_500);
+    int tasks = ctx.scale(200, 1_000);
     int units = 3;
     result.setup(String.format(Locale.ROOT,
         "%d CPU-bound tasks (random access over a 256 KB array, ~%d ms each) submitted at once to"
-            + " a lanes CPU lane with %d, %d and %d threads (1×, 2× and 4× the %d cores), one run"
-            + " after the other, after a warm-up. Context switches: /proc, whole process.",
+            + " a lanes CPU lane with %d, %d and %d threads (1×, 2× and 4× the %d cores), one size"
+            + " after the other, in 3 rounds after a warm-up; each figure is the median of its"
+            + " rounds. Context switches: /proc, whole process.",
         tasks, units, cores, 2 * cores, 4 * cores, cores));
     TaskLog log = new TaskLog();
     ctx.status("E2 warm-up");
     warmUp(ctx, cores, units);
+    int rounds = 3;
+    List<List<Double>> msByFactor = new ArrayList<>();
+    List<List<Double>> ctxByFactor = new ArrayList<>();
+    for (int f : FACTORS) {
+      msByFactor.add(new ArrayList<>());
+      ctxByFactor.add(new ArrayList<>());
+    }
+    // Rounds alternate the three sizes, so a burst of load from elsewhere on the machine hits
+    // all of them; each figure is the median over the rounds.
+    for (int round = 1; round <= rounds; round++) {
+      for (int fi = 0; fi < FACTORS.length; fi++) {
+        int f = FACTORS[fi];
+        ctx.status("E2 round " + round + ", " + f + "x cores");
+        String name = "e2-cpu-" + f + "x-round-" + round;
+        long ctx0 = ContextSwitches.total();
+        long t0 = System.nanoTime();
+        // The counting factory adds each thread's switches when it ends (close() ends them).
+        try (Lane lane = log.follow(Lane.cpu(name).threads(f * cores).queueCapacity(tasks)
+            .threadFactory(ThreadCounter.platform(name)).cpuTiming(CpuTiming.everyTask())
+            .daemon(true).build())) {
+          List<CompletableFuture<Long>> futures = new ArrayList<>();
+          for (int i = 0; i < tasks; i++) {
+            long seed = ctx.seed() + i;
+            futures.add(lane.submit("cpu", () -> Work.cpu(units, seed)));
+          }
+          CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
+        }
+        msByFactor.get(fi).add((System.nanoTime() - t0) / 1e6);
+        long c1 = ContextSwitches.total();
+        ctxByFactor.get(fi).add(ctx0 < 0 || c1 < 0 ? -1.0 : (double) (c1 - ctx0));
+      }
+    }
     List<Double> ms = new ArrayList<>();
     List<Double> ctxs = new ArrayList<>();
     List<Double> runMean = new ArrayList<>();
     List<Double> cpuMean = new ArrayList<>();
-    for (int f : FACTORS) {
-      ctx.status("E2 " + f + "x cores");
-      String name = "e2-cpu-" + f + "x";
-      long ctx0 = ContextSwitches.total();
-      long t0 = System.nanoTime();
-      // The counting factory adds each thread's switches when it ends (close() ends them).
-      try (Lane lane = log.follow(Lane.cpu(name).threads(f * cores).queueCapacity(tasks)
-          .threadFactory(ThreadCounter.platform(name)).cpuTiming(CpuTiming.everyTask()).daemon(true)
-          .build())) {
-        List<CompletableFuture<Long>> futures = new ArrayList<>();
-        for (int i = 0; i < tasks; i++) {
-          long seed = ctx.seed() + i;
-          futures.add(lane.submit("cpu", () -> Work.cpu(units, seed)));
-        }
-        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
-      }
-      ms.add((System.nanoTime() - t0) / 1e6);
-      long c1 = ContextSwitches.total();
-      ctxs.add(ctx0 < 0 || c1 < 0 ? -1.0 : (double) (c1 - ctx0));
-      List<TaskRecord> rs = log.of(name);
+    for (int fi = 0; fi < FACTORS.length; fi++) {
+      ms.add(Percentiles.of(msByFactor.get(fi), 50));
+      ctxs.add(Percentiles.of(ctxByFactor.get(fi), 50));
+      String prefix = "e2-cpu-" + FACTORS[fi] + "x-";
+      List<TaskRecord> rs = log.records().stream().filter(r -> r.lane().startsWith(prefix)).toList();
       runMean.add(rs.stream().mapToLong(TaskRecord::runNanos).average().orElse(0) / 1e6);
       cpuMean.add(rs.stream().filter(r -> r.cpuNanos() >= 0).mapToLong(TaskRecord::cpuNanos)
           .average().orElse(-1e6) / 1e6);
     }
     boolean ctxAvailable = ContextSwitches.available();
     result.figure("tasks", (long) tasks);
+    result.figure("rounds", (long) rounds);
     result.figure("cores", (long) cores);
     String[] tags = {"1x", "2x", "4x"};
     List<List<String>> rows = new ArrayList<>();

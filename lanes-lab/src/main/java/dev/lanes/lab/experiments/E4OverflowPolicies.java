@@ -49,7 +49,7 @@ public final class E4OverflowPolicies implements Experiment {
   @Override
   public ExperimentResult run(LabContext ctx) throws Exception {
     ExperimentResult result = new ExperimentResult(this);
-    int taskMs = ctx.scale(60, 150);
+    int taskMs = 150;
     result.setup(String.format(Locale.ROOT,
         "%d tasks of %d ms (a sleep) submitted at once from one thread. JDK: ThreadPoolExecutor with"
             + " core 2, max 4, an ArrayBlockingQueue of %d and each of its four rejection handlers"

@@ -109,8 +109,10 @@ public final class E9SizingAdvice implements Experiment {
                 "advised sizes", List.of(m1.totalMs(), mixedIo1, slow1, fast1))));
 
     // The claim: the advisor can size every lane from its figures, and the advised sizes are no
-    // worse (within 10 %) on both workloads' key latencies and better (by 10 %+) on at least one.
-    double[][] pairs = {{m0.totalMs(), m1.totalMs()}, {slow0, slow1}};
+    // worse (within 10 %) on the figure of the lanes it resized (E5: the IO lanes' wait; E8: the
+    // slow endpoint's latency) and better (by 10 %+) on at least one. Totals are reported only:
+    // E5's total is bound by the CPU lane, which stays at cores.
+    double[][] pairs = {{mixedIo0, mixedIo1}, {slow0, slow1}};
     boolean noWorse = true;
     boolean someBetter = false;
     for (double[] p : pairs) {
@@ -128,9 +130,11 @@ public final class E9SizingAdvice implements Experiment {
     if (!allAdvised) {
       v += "Some lanes had too few samples for a recommendation (see the table). ";
     }
-    v += holds ? "Sized from its own measurements, each workload ran as fast or faster."
+    v += holds ? "Sized from their own measurements, the resized lanes waited less or no more"
+        + " (E5 IO wait, E8 slow requests)."
         : noWorse ? "The advised sizes were not clearly better (10 % or more) on this run."
-            : "The advised sizes made at least one workload more than 10 % slower on this run.";
+            : "The advised sizes made the resized lanes' key figure (E5 IO wait or E8 slow"
+                + " requests) more than 10 % worse on this run.";
     result.verdict(holds, v);
     List<TaskRecord> all = new ArrayList<>(m0.records());
     all.addAll(m1.records());

@@ -31,7 +31,13 @@ public final class Charts {
         new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).yAxisTitle(yTitle)
             .build();
     style(chart.getStyler());
-    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    chart.getStyler().setLegendPosition(series.size() > 1 ? Styler.LegendPosition.OutsideS
+        : Styler.LegendPosition.InsideNE);
+    chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+    chart.getStyler().setLegendVisible(series.size() > 1);
+    if (categories.size() > 5) {
+      chart.getStyler().setXAxisLabelRotation(20);
+    }
     chart.getStyler().setLabelsVisible(true);
     chart.getStyler().setLabelsFontColorAutomaticEnabled(false);
     chart.getStyler().setLabelsFontColor(Color.DARK_GRAY);
