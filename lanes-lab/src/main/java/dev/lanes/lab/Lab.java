@@ -32,7 +32,24 @@ final class Lab {
     this.stderr = stderr;
   }
 
+  /**
+   * lanes logs each health transition (SATURATED, DEADLOCKED …) as a warning. The experiments
+   * provoke those on purpose and report them themselves, so during the lab only errors are logged;
+   * the level is restored afterwards. A strong reference keeps the logger's level from being lost.
+   */
+  private static final java.util.logging.Logger LANES_LOG = java.util.logging.Logger.getLogger("dev.lanes");
+
   int run(List<Experiment> experiments) throws Exception {
+    java.util.logging.Level level = LANES_LOG.getLevel();
+    LANES_LOG.setLevel(java.util.logging.Level.SEVERE);
+    try {
+      return runQuietly(experiments);
+    } finally {
+      LANES_LOG.setLevel(level);
+    }
+  }
+
+  private int runQuietly(List<Experiment> experiments) throws Exception {
     System.setProperty("java.awt.headless", "true");
     long start = System.nanoTime();
     List<ExperimentResult> results = new ArrayList<>();

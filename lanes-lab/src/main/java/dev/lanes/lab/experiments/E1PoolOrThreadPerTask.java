@@ -155,7 +155,8 @@ public final class E1PoolOrThreadPerTask implements Experiment {
           .append(String.join("; ", notSlower)).append(", pool first)");
     } else {
       v.append("The pool was more than 10 % slower on ").append(String.join("; ", slower))
-          .append(" (pool first), so this machine does not show the pool winning there");
+          .append(" (pool first), so this run does not show the pool winning there (on a machine"
+              + " busy with other processes, more threads win a larger share of the CPU)");
     }
     v.append(String.format(Locale.ROOT,
         ", creating %s threads against one per task (peak alive at once: at most %d vs up to %d). On slow calls (%d ms each)"
@@ -233,6 +234,6 @@ public final class E1PoolOrThreadPerTask implements Experiment {
   }
 
   static String fmt(double ms) {
-    return String.format(Locale.ROOT, ms >= 100 ? "%,.0f" : "%.1f", ms);
+    return String.format(Locale.ROOT, ms >= 100 ? "%,.0f" : ms >= 1 ? "%.1f" : "%.2f", ms);
   }
 }

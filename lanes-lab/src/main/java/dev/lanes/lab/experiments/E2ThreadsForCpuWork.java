@@ -135,7 +135,8 @@ public final class E2ThreadsForCpuWork implements Experiment {
         4 * cores, E1PoolOrThreadPerTask.fmt(ms.get(2)))
         + (noFaster ? "More threads than cores did not finish the work sooner"
             : "Here more threads were more than 5 % faster, so this run does not show the"
-                + " cores-only rule (a noisy, shared machine can do that)")
+                + " cores-only rule (on a machine busy with other processes, more threads win a"
+                + " larger share of the CPU, since the OS is fair per thread)")
         + (ctxAvailable
             ? String.format(Locale.ROOT, "; context switches went %,d → %,d → %,d", ctxs.get(0).longValue(),
                 ctxs.get(1).longValue(), ctxs.get(2).longValue())

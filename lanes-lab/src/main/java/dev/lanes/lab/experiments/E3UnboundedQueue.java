@@ -72,22 +72,31 @@ public final class E3UnboundedQueue implements Experiment {
     result.figure("unbounded_ms_to_oom", unbounded.oom() ? unbounded.result().getOrDefault("at_ms", -1L) : -1L);
     result.figure("unbounded_peak_heap_mb", peak(unbounded.heap()));
     result.figure("bounded_peak_heap_mb", peak(bounded.heap()));
-    result.table(List.of("variant", "outcome", "submitted", "rejected", "completed", "peak heap MB"),
+    result.figure("unbounded_peak_live_heap_mb", peakLive(unbounded.heap()));
+    result.figure("bounded_peak_live_heap_mb", peakLive(bounded.heap()));
+    result.table(List.of("variant", "outcome", "submitted", "rejected", "completed", "peak used heap MB",
+        "peak live heap MB"),
         List.of(
             List.of("unbounded queue", unbounded.oom() ? "OutOfMemoryError after "
                     + unbounded.result().getOrDefault("at_ms", -1L) + " ms"
                     : unbounded.finished() ? "survived" : "did not finish",
                 Long.toString(unbounded.result().getOrDefault("submitted", -1L)), "0 (never refuses)",
-                "–", String.format(Locale.ROOT, "%.1f", peak(unbounded.heap()))),
+                "–", String.format(Locale.ROOT, "%.1f", peak(unbounded.heap())),
+                String.format(Locale.ROOT, "%.1f", peakLive(unbounded.heap()))),
             List.of("bounded lane", boundedSurvived ? "kept going" : bounded.oom() ? "OutOfMemoryError" : "did not finish",
                 Long.toString(bounded.result().getOrDefault("submitted", -1L)), Long.toString(rejected),
                 Long.toString(bounded.result().getOrDefault("completed", -1L)),
-                String.format(Locale.ROOT, "%.1f", peak(bounded.heap())))));
+                String.format(Locale.ROOT, "%.1f", peak(bounded.heap())),
+                String.format(Locale.ROOT, "%.1f", peakLive(bounded.heap())))));
     Map<String, double[][]> series = new LinkedHashMap<>();
-    series.put("unbounded queue", xy(unbounded.heap()));
-    series.put("bounded lane (queue 500)", xy(bounded.heap()));
-    result.chart("E3-heap", "Used heap in each child JVM over time (" + HEAP + ").",
-        Charts.lines("E3: heap under overload", "ms since start", "used heap (MB)", series));
+    series.put("unbounded queue: live", xy(unbounded.heap(), 2));
+    series.put("bounded lane (queue 500): live", xy(bounded.heap(), 2));
+    series.put("unbounded queue: used", xy(unbounded.heap(), 1));
+    series.put("bounded lane: used", xy(bounded.heap(), 1));
+    result.chart("E3-heap", "Heap in each child JVM over time (" + HEAP + "). Live: what the latest"
+            + " GC kept (the queued tasks); used: live plus garbage not yet collected, such as"
+            + " refused tasks' payloads.",
+        Charts.lines("E3: heap under overload", "ms since start", "heap (MB)", series));
 
     boolean holds = unbounded.oom() && boundedSurvived && rejected > 0;
     String v = (unbounded.oom()
@@ -98,9 +107,10 @@ public final class E3UnboundedQueue implements Experiment {
         : "The unbounded queue did NOT run out of memory within the bound on this run"
             + (unbounded.finished() ? "" : " (the child did not finish: " + unbounded.stderrTail() + ")") + ". ")
         + (boundedSurvived
-            ? String.format(Locale.ROOT, "The bounded lane kept going for the whole %,d ms with heap at"
-                + " most %.0f MB: it ran %,d tasks and refused %,d, each one counted.", boundedMs,
-                peak(bounded.heap()), bounded.result().getOrDefault("completed", -1L), rejected)
+            ? String.format(Locale.ROOT, "The bounded lane kept going for the whole %,d ms with at"
+                + " most %.0f MB live on the heap: it ran %,d tasks and refused %,d, each one"
+                + " counted.", boundedMs, peakLive(bounded.heap()),
+                bounded.result().getOrDefault("completed", -1L), rejected)
             : "The bounded lane did not survive: " + bounded.stderrTail());
     result.verdict(holds, v);
     result.tasks(records);
@@ -130,8 +140,9 @@ public final class E3UnboundedQueue implements Experiment {
         while ((line = r.readLine()) != null) {
           String[] parts = line.trim().split(" ");
           synchronized (heap) {
-            if (parts[0].equals("heap") && parts.length == 3) {
-              heap.add(new double[] {Double.parseDouble(parts[1]), Double.parseDouble(parts[2])});
+            if (parts[0].equals("heap") && parts.length == 4) {
+              heap.add(new double[] {Double.parseDouble(parts[1]), Double.parseDouble(parts[2]),
+                  Double.parseDouble(parts[3])});
             } else if (parts[0].equals("result")) {
               oom[0] = parts[1].equals("oom");
               for (int i = 2; i < parts.length; i++) {
@@ -181,12 +192,18 @@ public final class E3UnboundedQueue implements Experiment {
     return out;
   }
 
+  /** Largest used heap (including garbage not yet collected). */
   private static double peak(List<double[]> heap) {
     return heap.stream().mapToDouble(h -> h[1]).max().orElse(0);
   }
 
-  private static double[][] xy(List<double[]> heap) {
+  /** Largest live heap (what a collection kept). */
+  private static double peakLive(List<double[]> heap) {
+    return heap.stream().mapToDouble(h -> h[2]).max().orElse(0);
+  }
+
+  private static double[][] xy(List<double[]> heap, int column) {
     return new double[][] {heap.stream().mapToDouble(h -> h[0]).toArray(),
-        heap.stream().mapToDouble(h -> h[1]).toArray()};
+        heap.stream().mapToDouble(h -> h[column]).toArray()};
   }
 }

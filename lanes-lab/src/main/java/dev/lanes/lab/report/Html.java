@@ -31,7 +31,18 @@ final class Html {
         .append(" · ").append(cores).append(" cores · seed ").append(seed)
         .append(" · ").append(esc(System.getProperty("os.name")))
         .append(" · took ").append(String.format(java.util.Locale.ROOT, "%.1f", elapsedMs / 1000.0))
-        .append(" s</p>\n");
+        .append(" s")
+        .append(ReportWriter.loadAverage() == null ? ""
+            : String.format(java.util.Locale.ROOT, " · load average %.1f at the end", ReportWriter.loadAverage()))
+        .append("</p>\n");
+    Double load = ReportWriter.loadAverage();
+    if (load != null && load > cores) {
+      h.append("<p class=\"verdict fails\">The machine was busy with other work (load average ")
+          .append(String.format(java.util.Locale.ROOT, "%.1f", load)).append(" on ").append(cores)
+          .append(" cores). Timing figures are noisier than on a quiet machine, and experiments that"
+              + " compare thread counts on CPU work (E1, E2) are skewed: the OS shares the CPU fairly"
+              + " per thread, so more threads win a larger share from the other processes.</p>\n");
+    }
     h.append("<p>Each experiment asks one question, measures it on this machine, and computes its "
         + "verdict from the measurements. \"Queue wait\" is the time a task waited for a thread; "
         + "\"run time\" is the time it ran. Per-task figures are in <code>&lt;id&gt;-tasks.csv</code>, "

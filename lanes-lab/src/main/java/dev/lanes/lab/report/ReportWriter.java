@@ -50,6 +50,7 @@ public final class ReportWriter {
     root.put("cores", cores);
     root.put("seed", seed);
     root.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+    root.put("load_average_1m", loadAverage());
     List<Object> list = new ArrayList<>();
     for (ExperimentResult r : results) {
       Map<String, Object> e = new LinkedHashMap<>();
@@ -62,6 +63,15 @@ public final class ReportWriter {
     }
     root.put("experiments", list);
     return root;
+  }
+
+  /**
+   * The system's 1-minute load average at the end of the run, or null where the JVM cannot read
+   * it: above the core count, other processes competed with the lab for the CPU.
+   */
+  static Double loadAverage() {
+    double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    return l < 0 ? null : l;
   }
 
   static String fmt(Object v) {

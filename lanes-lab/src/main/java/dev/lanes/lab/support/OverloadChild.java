@@ -8,6 +8,8 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * java -Xmx64m -cp ... dev.lanes.lab.support.OverloadChild unbounded|bounded DURATION_MS TASKS_FILE
  * </pre>
  *
- * <p>stdout protocol, one line each: {@code heap <ms since start> <used MB>} every 100 ms, then
+ * <p>stdout protocol, one line each: {@code heap <ms since start> <used MB> <live MB>} every 100 ms (live: what the latest GC kept), then
  * {@code result oom submitted=N} or {@code result survived submitted=N rejected=R completed=C}.
  * In bounded mode the lane's task records go to TASKS_FILE as raw comma-separated fields. Threads:
  * the producer (main), the pool's or lane's one worker, and a daemon heap sampler; printing is
@@ -134,7 +136,8 @@ public final class OverloadChild {
     while (!Thread.currentThread().isInterrupted()) {
       try {
         double mb = memory.getHeapMemoryUsage().getUsed() / (1024.0 * 1024.0);
-        System.out.println("heap " + elapsedMs(start) + " " + String.format(java.util.Locale.ROOT, "%.1f", mb));
+        System.out.println("heap " + elapsedMs(start) + " "
+            + String.format(java.util.Locale.ROOT, "%.1f %.1f", mb, liveAfterLastGcMb()));
         Thread.sleep(100);
       } catch (InterruptedException e) {
         return;
@@ -142,6 +145,20 @@ public final class OverloadChild {
         // the producer reports it; keep sampling
       }
     }
+  }
+
+  /**
+   * Heap occupied right after each heap pool's latest collection, summed: what survived, i.e. the
+   * live data (garbage such as refused tasks' payloads is not in it). 0 before the first GC.
+   */
+  private static double liveAfterLastGcMb() {
+    long bytes = 0;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP && pool.getCollectionUsage() != null) {
+        bytes += pool.getCollectionUsage().getUsed();
+      }
+    }
+    return bytes / (1024.0 * 1024.0);
   }
 
   private static long elapsedMs(long start) {
