@@ -1,5 +1,6 @@
 package dev.lanes.lab.experiments;
 
+import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.OverflowPolicy;
 import dev.lanes.lab.Experiment;
@@ -79,7 +80,7 @@ public final class E4OverflowPolicies implements Experiment {
     for (Map.Entry<String, OverflowPolicy> e : ours.entrySet()) {
       ctx.status("E4 lanes " + e.getKey());
       Lane lane = log.follow(Lane.blocking("e4-" + e.getKey(), 4).queueCapacity(QUEUE)
-          .overflow(e.getValue()).daemon(true).build());
+          .overflow(e.getValue()).cpuTiming(CpuTiming.everyTask()).daemon(true).build());
       outcomes.add(submitAll("lanes " + e.getKey(), lane, taskMs, 0));
     }
 
@@ -125,8 +126,8 @@ public final class E4OverflowPolicies implements Experiment {
         + lanesDiscardOldest.refused();
     boolean blockAll = block.lost().isEmpty() && block.ranOnCaller() == 0;
     String v = String.format(Locale.ROOT,
-        "With room for 14 of 20: abort ran %d and refused %d with an exception; caller-runs ran"
-            + " all but %d, %d of them on the submitting thread (submitting took %s ms instead of"
+        "With room for 14 of 20: abort ran %d and refused %d with an exception; caller-runs lost"
+            + " %d, and ran %d on the submitting thread (submitting took %s ms instead of"
             + " %s); discard silently lost %d and discard-oldest silently lost %d (tasks %s), and"
             + " the JDK pool counts neither. lanes' discard-oldest dropped %d and counted %d"
             + " rejections; lanes' block-with-timeout ran %d of 20 on its 4 threads with %d refused,"

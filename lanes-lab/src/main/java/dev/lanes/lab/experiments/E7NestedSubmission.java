@@ -1,5 +1,6 @@
 package dev.lanes.lab.experiments;
 
+import dev.lanes.CpuTiming;
 import dev.lanes.DeadlockPolicy;
 import dev.lanes.HealthConfig;
 import dev.lanes.HealthEvent;
@@ -153,7 +154,7 @@ public final class E7NestedSubmission implements Experiment {
   private static Detection laneDetects(Shape s, HealthConfig health, long boundMs, TaskLog log)
       throws InterruptedException {
     Lane lane = log.follow(Lane.blocking("e7-" + s.name().replace('_', '-'), s.threads())
-        .health(health).daemon(true).build());
+        .health(health).cpuTiming(CpuTiming.everyTask()).daemon(true).build());
     AtomicLong lastWaitStarted = new AtomicLong();
     AtomicLong detectedAt = new AtomicLong(-1);
     CountDownLatch detected = new CountDownLatch(1);

@@ -17,8 +17,9 @@ final class Html {
         .append("margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\n")
         .append("h1{margin-bottom:.2em}h2{margin-top:2.2em;border-bottom:2px solid #ddd;padding-bottom:.2em}\n")
         .append("table{border-collapse:collapse;margin:.8em 0;font-size:.92em}\n")
-        .append("td,th{border:1px solid #ddd;padding:.25em .6em;text-align:right}\n")
-        .append("th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}\n")
+        .append("td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n")
+        .append("td.n{text-align:right;font-variant-numeric:tabular-nums}\n")
+        .append("th{background:#f4f4f4}\n")
         .append(".verdict{padding:.7em 1em;border-radius:6px;margin:1em 0}\n")
         .append(".holds{background:#e8f5e9;border-left:5px solid #43a047}\n")
         .append(".fails{background:#fff3e0;border-left:5px solid #fb8c00}\n")
@@ -83,7 +84,7 @@ final class Html {
       for (List<String> row : t.rows()) {
         h.append("<tr>");
         for (String c : row) {
-          h.append("<td>").append(esc(c)).append("</td>");
+          h.append(cell(c));
         }
         h.append("</tr>\n");
       }
@@ -92,12 +93,18 @@ final class Html {
     h.append("<details><summary>All figures (").append(r.figures().size()).append(")</summary><table>")
         .append("<tr><th>figure</th><th>value</th></tr>\n");
     for (Map.Entry<String, Object> e : r.figures().entrySet()) {
-      h.append("<tr><td>").append(esc(e.getKey())).append("</td><td>")
-          .append(esc(ReportWriter.fmt(e.getValue()))).append("</td></tr>\n");
+      h.append("<tr><td>").append(esc(e.getKey())).append("</td>")
+          .append(cell(ReportWriter.fmt(e.getValue()))).append("</tr>\n");
     }
     h.append("</table></details>\n");
     String files = r.id() + ".csv" + (r.usesLanes() ? ", " + r.id() + "-tasks.csv" : "");
     h.append("<p class=\"meta\">Data: ").append(esc(files)).append("</p>\n");
+  }
+
+  /** A table cell; numbers are right-aligned. */
+  private static String cell(String c) {
+    boolean number = c.matches("-?[0-9][0-9,]*(\\.[0-9]+)?");
+    return (number ? "<td class=\"n\">" : "<td>") + esc(c) + "</td>";
   }
 
   static String esc(String s) {
