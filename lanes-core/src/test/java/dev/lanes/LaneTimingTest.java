@@ -34,7 +34,9 @@ class LaneTimingTest {
     assertThat(sleep.runMillis()).isGreaterThanOrEqualTo(TASK_MS * 0.9);
     // Sleeping costs no CPU; spinning costs about all of its run time.
     assertThat(sleep.cpuMillis()).isBetween(0.0, 0.3 * sleep.runMillis());
-    assertThat(spin.cpuMillis()).isGreaterThan(0.5 * spin.runMillis());
+    // (Generous: on a loaded machine a spinner also waits for a core.)
+    assertThat(spin.cpuMillis()).isGreaterThan(0.2 * spin.runMillis());
+    assertThat(spin.cpuMillis()).isGreaterThan(5 * sleep.cpuMillis());
     assertThat(spin.thread()).isEqualTo("split-1");
     assertThat(spin.outcome()).isEqualTo(TaskOutcome.COMPLETED);
   }

@@ -122,6 +122,12 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private final ConcurrentHashMap<String, LabelBook> labels = new ConcurrentHashMap<>();
   private final LongAdder cpuBoundSamples = new LongAdder();
   private final LongAdder blockingSamples = new LongAdder();
+
+  /**
+   * A task counts as mostly waiting above this W/C: at least {@link SizingAdvisor#BLOCKING_WC},
+   * and twice what waiting for a core alone gives a lane with more threads than cores.
+   */
+  private final double blockingTaskWc;
   final HealthMonitor health;
 
   @SuppressWarnings("unchecked")
@@ -149,6 +155,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
             : Math.min(MAX_STRIPES, config.concurrency());
     this.timings = new TimingBook(Math.max(1, stripes), config.statsInterval().toNanos(), createdNanos);
     this.health = new HealthMonitor(this, config.health());
+    this.blockingTaskWc =
+        Math.max(SizingAdvisor.BLOCKING_WC, 2.0 * config.concurrency() / cores());
     if (!elastic) {
       for (int i = 0; i < config.concurrency(); i++) {
         Worker w = new Worker(this, Worker.Kind.CORE, i % timings.stripeCount());
@@ -620,7 +628,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       long waiting = (end - start) - cpu;
       if (waiting < SizingAdvisor.CPU_BOUND_WC * cpu) {
         cpuBoundSamples.increment();
-      } else if (waiting > SizingAdvisor.BLOCKING_WC * cpu) {
+      } else if (waiting > blockingTaskWc * cpu) {
         blockingSamples.increment();
       }
     }
@@ -984,11 +992,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return workers.size() >= config.concurrency();
   }
 
-  /** Fails a queued task with {@code ex} (deadlock FAIL policy); true if this call did it. */
-  boolean failQueued(TaskEnvelope e, Throwable ex) {
-    if (!e.drop()) {
-      return false;
-    }
+  /** Fails a task this lane already claimed from its queue (deadlock FAIL policy). */
+  void failClaimed(TaskEnvelope e, Throwable ex) {
     queue.remove(e);
     failed.increment();
     if (e.future != null) {
@@ -997,37 +1002,28 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       reportFailure(Thread.currentThread(), ex);
     }
     publish(e, "", -1, ticker.getAsLong(), -1, TaskOutcome.FAILED);
-    return true;
   }
 
   /**
-   * Fails up to {@code max} queued tasks whose future lanes did not make but can reach (the tasks
-   * of {@code CompletableFuture.runAsync/supplyAsync(.., lane)}), oldest first.
+   * Claims up to {@code max} queued tasks whose future lanes did not make but can reach (the
+   * tasks of {@code CompletableFuture.runAsync/supplyAsync(.., lane)}), oldest first.
    */
-  int failQueuedForeignTasks(Throwable ex, int max) {
-    int n = 0;
+  List<TaskEnvelope> claimQueuedForeignTasks(int max) {
+    List<TaskEnvelope> out = new ArrayList<>();
     for (TaskEnvelope e : queue.toArray(new TaskEnvelope[0])) {
-      if (n >= max) {
+      if (out.size() >= max) {
         break;
       }
-      if (e.future == null && ForeignFutures.isReachable(e.source) && failQueued(e, ex)) {
-        n++;
+      if (e.future == null && ForeignFutures.isReachable(e.source) && e.drop()) {
+        out.add(e);
       }
     }
-    return n;
+    return out;
   }
 
   /** A worker of some lane now waits on {@code future}; see {@link WaitTracker}. */
   void workerWaits(Worker w, LaneFuture<?> future) {
     health.workerWaits(w, future);
-  }
-
-  CpuTiming cpuTiming() {
-    return config.cpuTiming();
-  }
-
-  Duration statsInterval() {
-    return config.statsInterval();
   }
 
   @Override
