@@ -14,8 +14,9 @@ import java.util.stream.Stream;
 /**
  * What every experiment shares: the scale (quick or full), the seed, the core count, a temporary
  * folder for file IO (removed on close), a local HTTP server for network IO and a client for it.
- * The server and client are started lazily by the first experiment that asks; the lab runs
- * experiments one at a time, so the lazy fields are only touched by the lab's thread.
+ * The folder, server and client are made lazily by the first caller; task bodies on lane
+ * threads call these getters too, so the lazy getters and {@link #close()} are synchronized on
+ * this context (the monitor also publishes the fields).
  */
 public final class LabContext implements AutoCloseable {
 
@@ -57,7 +58,7 @@ public final class LabContext implements AutoCloseable {
   }
 
   /** A folder for file IO under the system's temporary folder; removed when the lab ends. */
-  public Path tempDir() {
+  public synchronized Path tempDir() {
     if (tempDir == null) {
       try {
         tempDir = Files.createTempDirectory("lanes-lab-");
@@ -69,14 +70,14 @@ public final class LabContext implements AutoCloseable {
   }
 
   /** The shared local server (virtual thread per request), for experiments that only call it. */
-  public LocalHttpServer server() {
+  public synchronized LocalHttpServer server() {
     if (server == null) {
       server = LocalHttpServer.startOnVirtualThreads();
     }
     return server;
   }
 
-  public HttpClient client() {
+  public synchronized HttpClient client() {
     if (client == null) {
       client = newClient();
     }
@@ -92,7 +93,7 @@ public final class LabContext implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     if (client != null) {
       client.close();
     }

@@ -121,6 +121,17 @@ public final class LabMain implements Callable<Integer> {
         }
       }
     }
+    // Fail now, not after minutes of experiments, if the report cannot be written there.
+    try {
+      java.nio.file.Files.createDirectories(out);
+    } catch (java.io.IOException | RuntimeException e) {
+      stderr.println("lanes lab: cannot use '" + out + "' as the report folder (--out): " + e);
+      return 2;
+    }
+    if (!java.nio.file.Files.isWritable(out)) {
+      stderr.println("lanes lab: the report folder '" + out + "' (--out) is not writable");
+      return 2;
+    }
     return new Lab(quick, seed, out, stdout, stderr).run(chosen);
   }
 }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LabCommandLineTest {
 
@@ -37,6 +41,14 @@ class LabCommandLineTest {
     assertThat(run("--only", "E1,E42")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8).split("\n")[0])
         .isEqualTo("lanes lab: unknown experiment 'E42' in --only; known: E1,E2,E3,E4,E5,E6,E7,E8,E9");
+  }
+
+  @Test
+  void aReportFolderThatIsAFileIsRefusedBeforeAnythingRuns(@TempDir Path dir) throws IOException {
+    Path file = Files.writeString(dir.resolve("not-a-folder"), "x");
+    assertThat(run("--only", "E4", "--out", file.toString())).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("lanes lab: cannot use '" + file);
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
   }
 
   @Test

@@ -50,14 +50,16 @@ public final class E1PoolOrThreadPerTask implements Experiment {
     URI fast = ctx.server().uri("/fast", 0);
     URI slow = ctx.server().uri("/slow", slowMs);
     int cpuUnits = 3;
+    java.nio.file.Path dir = ctx.tempDir();
+    java.net.http.HttpClient client = ctx.client();
     int fileLines = 2_000;
     List<Kind> kinds =
         List.of(
             new Kind("cpu", ctx.scale(40, 300), cores, () -> Work.cpu(cpuUnits, ctx.seed())),
             new Kind("file-io", ctx.scale(120, 1_000), 8,
-                () -> Work.fileIo(ctx.tempDir(), "e1-" + Thread.currentThread().threadId(), fileLines)),
-            new Kind("fast-net", ctx.scale(120, 1_000), 8, () -> Work.http(ctx.client(), fast)),
-            new Kind("slow-net", ctx.scale(60, 400), 8, () -> Work.http(ctx.client(), slow)));
+                () -> Work.fileIo(dir, "e1-" + Thread.currentThread().threadId(), fileLines)),
+            new Kind("fast-net", ctx.scale(120, 1_000), 8, () -> Work.http(client, fast)),
+            new Kind("slow-net", ctx.scale(60, 400), 8, () -> Work.http(client, slow)));
     result.setup(String.format(Locale.ROOT,
         "Four kinds of task, each run twice: on a pool (a lanes blocking lane: %d threads for CPU"
             + " work = cores, 8 for IO) and on a new platform thread per task, all tasks submitted"

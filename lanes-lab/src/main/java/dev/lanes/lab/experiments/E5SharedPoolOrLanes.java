@@ -101,6 +101,11 @@ public final class E5SharedPoolOrLanes implements Experiment {
         + String.format(Locale.ROOT, " Total time: shared %s ms, lanes %s ms. CPU tasks' median run"
             + " time: shared %s ms, own lane %s ms.", f(shared.totalMs()), f(lanes.totalMs()),
             f(sharedRunP50.get(0)), f(lanesRunP50.get(0)));
+    if (lanes.totalMs() > 1.1 * shared.totalMs()) {
+      v += String.format(Locale.ROOT, " The lanes took longer in total: their CPU work had only %d"
+          + " threads (= cores) against the shared pool's %d, and on a machine busy with other"
+          + " processes fewer threads get a smaller share of the CPU.", sizes.cpu(), sizes.total());
+    }
     result.verdict(holds, v);
     List<dev.lanes.TaskRecord> all = new ArrayList<>(shared.records());
     all.addAll(lanes.records());

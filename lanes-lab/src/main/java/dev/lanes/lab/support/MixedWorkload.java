@@ -75,6 +75,8 @@ public final class MixedWorkload {
   private static Run run(LabContext ctx, int perKind, TaskLog log,
       java.util.function.Function<String, Lane> route, List<Lane> lanes) {
     URI uri = ctx.server().uri("/mixed", NET_DELAY_MS);
+    java.nio.file.Path dir = ctx.tempDir();
+    java.net.http.HttpClient client = ctx.client();
     List<CompletableFuture<?>> futures = new ArrayList<>();
     long t0 = System.nanoTime();
     Map<String, LaneStats> stats = new LinkedHashMap<>();
@@ -85,8 +87,8 @@ public final class MixedWorkload {
         int id = i;
         Callable<Object> body = switch (kind) {
           case "cpu" -> () -> Work.cpu(CPU_UNITS, ctx.seed() + id);
-          case "file-io" -> () -> Work.fileIo(ctx.tempDir(), "mixed-" + id, FILE_LINES);
-          default -> () -> Work.http(ctx.client(), uri);
+          case "file-io" -> () -> Work.fileIo(dir, "mixed-" + id, FILE_LINES);
+          default -> () -> Work.http(client, uri);
         };
         futures.add(route.apply(kind).submit(kind, body));
       }
