@@ -573,9 +573,6 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       return; // cancelled or dropped while queued; whoever did it counted it
     }
     started.increment();
-    if (w != null) {
-      w.current = t;
-    }
     long start = ticker.getAsLong();
     long cpuStart = -1;
     if (cpuOneIn == 1 && w != null && w.lastCpu >= 0) {
@@ -607,9 +604,6 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       }
     }
     t.finishRun(runState >= STOP);
-    if (w != null) {
-      w.current = null;
-    }
     TaskOutcome outcome;
     LaneFuture<?> f = t.future;
     if (f == null) {
