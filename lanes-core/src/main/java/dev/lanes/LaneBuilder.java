@@ -183,17 +183,15 @@ public final class LaneBuilder {
 
   /** The validated settings, without starting anything. */
   public LaneConfig config() {
-    if (kind == LaneKind.VIRTUAL && cpuTiming.enabled()) {
-      // Not an error: the JDK has no CPU time for virtual threads. Say so in the config.
-      cpuTiming = CpuTiming.off();
-    }
+    // Not an error: the JDK has no CPU time for virtual threads, so a virtual lane's config says off.
+    CpuTiming effectiveCpuTiming = kind == LaneKind.VIRTUAL ? CpuTiming.off() : cpuTiming;
     return new LaneConfig(
         name,
         kind,
         concurrency,
         queueCapacity,
         overflow,
-        cpuTiming,
+        effectiveCpuTiming,
         daemon,
         taskDecorator,
         exceptionHandler,

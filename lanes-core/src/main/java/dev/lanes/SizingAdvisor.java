@@ -36,8 +36,8 @@ public record SizingAdvisor(
 
   public static final double BLOCKING_WC = 3.0;
 
-  /** A label whose W/C is below this computes (looser than per task: labels average). */
-  public static final double CPU_BOUND_LABEL_WC = 1.0;
+  /** Labels whose W/C differ by this factor (the higher above {@link #BLOCKING_WC}) are mixed. */
+  public static final double MIXED_LABEL_FACTOR = 10.0;
 
   public SizingAdvisor {
     if (!(targetUtilisation > 0 && targetUtilisation <= 1)) {
@@ -123,25 +123,32 @@ public record SizingAdvisor(
   }
 
   private static java.util.Optional<String> mixedWarning(LaneStats s) {
-    String cpuLabel = null;
-    String blockingLabel = null;
+    // By label: one label mostly waits (W/C above BLOCKING_WC) while another's W/C is at least
+    // ten times lower. A ratio, not a fixed bound, because on a busy machine computing tasks also
+    // wait for a core and their W/C rises.
+    String lowLabel = null;
+    String highLabel = null;
     for (Map.Entry<String, LabelFigures> e : s.byLabel().entrySet()) {
       double wc = e.getValue().blockingRatio();
       if (e.getValue().cpuSamples() < 5 || Double.isNaN(wc)) {
         continue;
       }
-      if (wc < CPU_BOUND_LABEL_WC) {
-        cpuLabel = e.getKey();
-      } else if (wc > BLOCKING_WC) {
-        blockingLabel = e.getKey();
+      if (lowLabel == null || wc < s.byLabel().get(lowLabel).blockingRatio()) {
+        lowLabel = e.getKey();
+      }
+      if (highLabel == null || wc > s.byLabel().get(highLabel).blockingRatio()) {
+        highLabel = e.getKey();
       }
     }
-    if (cpuLabel != null && blockingLabel != null) {
-      return java.util.Optional.of(String.format(Locale.ROOT,
-          "mixed lane: label \"%s\" computes (W/C %.2f) while \"%s\" mostly waits (W/C %.2f);"
-              + " split them into a CPU lane and a blocking lane",
-          cpuLabel, s.byLabel().get(cpuLabel).blockingRatio(), blockingLabel,
-          s.byLabel().get(blockingLabel).blockingRatio()));
+    if (lowLabel != null && !lowLabel.equals(highLabel)) {
+      double low = s.byLabel().get(lowLabel).blockingRatio();
+      double high = s.byLabel().get(highLabel).blockingRatio();
+      if (high > BLOCKING_WC && high >= MIXED_LABEL_FACTOR * Math.max(low, 0.01)) {
+        return java.util.Optional.of(String.format(Locale.ROOT,
+            "mixed lane: label \"%s\" computes (W/C %.2f) while \"%s\" mostly waits (W/C %.2f);"
+                + " split them into a CPU lane and a blocking lane",
+            lowLabel, low, highLabel, high));
+      }
     }
     long all = s.sinceStart().cpuTime().count();
     if (all >= 20 && s.cpuBoundSamples() >= 0.2 * all && s.blockingSamples() >= 0.2 * all) {

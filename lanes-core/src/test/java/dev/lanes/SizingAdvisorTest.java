@@ -72,7 +72,7 @@ class SizingAdvisorTest {
   @Test
   void aMixedLaneIsFlaggedForSplitting() throws Exception {
     try (Lane lane = Lane.blocking("mixed", 2).cpuTiming(CpuTiming.everyTask()).build()) {
-      run(lane, 30, "cpu", () -> Work.spinMillis(2));
+      run(lane, 30, "cpu", () -> Work.spinCpuMillis(2));
       run(lane, 30, "io", () -> sleepMillis(4));
       SizingAdvice a = lane.sizingAdvice();
       // Flagged by label, or (on a loaded machine, where spinning tasks also wait for a core) by
