@@ -49,7 +49,11 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  *       never block the producer (waiting tasks are parked threads, unbounded).
  * </ul>
  *
- * The {@code tpe-lbq} queue is a {@link LinkedBlockingQueue} bounded at the same capacity, so a
+ * {@link BenchExecutor#close()} waits for accepted tasks, except on Spring's executor, whose
+ * {@code close()} waits only for threads that already started (the benchmarks never rely on it:
+ * every batch waits for its own tasks).
+ *
+ * <p>The {@code tpe-lbq} queue is a {@link LinkedBlockingQueue} bounded at the same capacity, so a
  * batch larger than the queue never builds an unbounded backlog; below the bound it behaves as the
  * unbounded one (same class, same code path).
  */
@@ -201,6 +205,7 @@ public final class ExecutorFactory {
         SimpleAsyncTaskExecutor spring = new SimpleAsyncTaskExecutor("bench-");
         spring.setVirtualThreads(true);
         spring.setConcurrencyLimit(cap);
+        spring.setTaskTerminationTimeout(TimeUnit.MINUTES.toMillis(1)); // close() waits, as others
         yield new Adapter(name, spring::execute, false, spring::close);
       }
       default ->
