@@ -71,6 +71,9 @@ public final class ExecutorFactory {
   public static final String R4J_SEMAPHORE_VTHREADS = "r4j-semaphore-vthreads";
   public static final String SPRING_VTHREADS_LIMIT = "spring-vthreads-limit";
 
+  /** lanes with CPU timing off (the default samples 1 task in 64): what the sampling costs. */
+  public static final String LANES_CPU_OFF = "lanes-cpu-off";
+
   /** lanes with a {@code onTask} listener subscribed (a {@code TaskRecord} per task). */
   public static final String LANES_TASK_LISTENER = "lanes-task-listener";
 
@@ -101,7 +104,7 @@ public final class ExecutorFactory {
 
   /** lanes with its observation features switched on one at a time (health benchmark). */
   public static final List<String> LANES_FEATURE_VARIANTS =
-      List.of(LANES_TASK_LISTENER, LANES_STATS_READER, LANES_DEADLOCK_COMPENSATE);
+      List.of(LANES_CPU_OFF, LANES_TASK_LISTENER, LANES_STATS_READER, LANES_DEADLOCK_COMPENSATE);
 
   public static final int WORKERS = 2;
   public static final int QUEUE_CAPACITY = 16_384;
@@ -137,6 +140,8 @@ public final class ExecutorFactory {
       case LANES -> lane(name, platformLane(queueCapacity).build(), null);
       case LANES_CPU_EVERY_TASK ->
           lane(name, platformLane(queueCapacity).cpuTiming(CpuTiming.everyTask()).build(), null);
+      case LANES_CPU_OFF ->
+          lane(name, platformLane(queueCapacity).cpuTiming(CpuTiming.off()).build(), null);
       case LANES_TASK_LISTENER -> {
         Lane lane = platformLane(queueCapacity).build();
         LongAdder sink = new LongAdder();

@@ -1,6 +1,7 @@
 package dev.lanes.bench;
 
 import static dev.lanes.bench.ExecutorFactory.LANES;
+import static dev.lanes.bench.ExecutorFactory.LANES_CPU_OFF;
 import static dev.lanes.bench.ExecutorFactory.LANES_DEADLOCK_COMPENSATE;
 import static dev.lanes.bench.ExecutorFactory.LANES_STATS_READER;
 import static dev.lanes.bench.ExecutorFactory.LANES_TASK_LISTENER;
@@ -23,9 +24,9 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * What lanes' observation features cost: the throughput batch on {@code lanes} (defaults: health
  * monitoring with deadlock detection on, policy REPORT) against the same lane with one more
- * feature on — a {@code TaskRecord} listener, a thread reading {@code stats()} every 10 ms, the
- * COMPENSATE deadlock policy. (lanes has no JFR events yet, so there is no JFR variant.) Score:
- * tasks per second. Baseline: {@code tpe-lbq} in the same run.
+ * feature on or off — CPU timing off (default: 1 task in 64), a {@code TaskRecord} listener, a
+ * thread reading {@code stats()} every 10 ms, the COMPENSATE deadlock policy. (lanes has no JFR
+ * events yet, so there is no JFR variant.) Score: tasks per second. Baseline: {@code tpe-lbq} in the same run.
  *
  * <p>Run: {@code ./lanes bench --only health}.
  */
@@ -37,7 +38,14 @@ public class HealthFeaturesBenchmark {
   /** The executor under test; the names are {@link ExecutorFactory}'s. */
   @State(Scope.Benchmark)
   public static class Variant {
-    @Param({TPE_LBQ, LANES, LANES_TASK_LISTENER, LANES_STATS_READER, LANES_DEADLOCK_COMPENSATE})
+    @Param({
+      TPE_LBQ,
+      LANES,
+      LANES_CPU_OFF,
+      LANES_TASK_LISTENER,
+      LANES_STATS_READER,
+      LANES_DEADLOCK_COMPENSATE
+    })
     public String executor;
 
     BenchExecutor pool;
