@@ -212,7 +212,10 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     Objects.requireNonNull(label, "label");
     submitted.increment();
     Runnable work = config.taskDecorator().decorate(task);
-    accept(new TaskEnvelope(this, work, null, label, taskIds.incrementAndGet(), ticker.getAsLong()));
+    TaskEnvelope e =
+        new TaskEnvelope(this, work, null, label, taskIds.incrementAndGet(), ticker.getAsLong());
+    e.source = task;
+    accept(e);
   }
 
   @Override
@@ -490,7 +493,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   private void coreLoop(Worker w) {
     for (; ; ) {
-      TaskEnvelope t = queue.poll();
+      TaskEnvelope t = runState >= STOP ? null : queue.poll();
       if (t == null) {
         t = awaitTask(w);
         if (t == null) {
@@ -577,6 +580,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         cpuStart = CpuClock.now();
       }
     }
+    LaneEvents.TaskEvent event = new LaneEvents.TaskEvent();
+    event.begin();
     Throwable failure = null;
     try {
       t.work.run();
@@ -584,6 +589,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       failure = e;
     }
     long end = ticker.getAsLong();
+    event.end();
     long cpu = -1;
     if (cpuStart >= 0) {
       long c = CpuClock.now();
@@ -600,17 +606,13 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     LaneFuture<?> f = t.future;
     if (f == null) {
       outcome = failure == null ? TaskOutcome.COMPLETED : TaskOutcome.FAILED;
-    } else if (f.isCancelled()) {
-      outcome = TaskOutcome.CANCELLED;
-    } else if (f.isCompletedExceptionally()) {
-      outcome = TaskOutcome.FAILED;
+    } else if (f.isDone()) {
+      outcome =
+          f.isCancelled()
+              ? TaskOutcome.CANCELLED
+              : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
     } else {
-      outcome = TaskOutcome.COMPLETED;
-    }
-    switch (outcome) {
-      case COMPLETED -> completed.increment();
-      case FAILED -> failed.increment();
-      default -> cancelled.increment();
+      outcome = f.runFailed() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
     }
     int stripe = w != null ? w.stripe : (int) (me.threadId() % timings.stripeCount());
     timings.record(stripe, start - t.acceptedNanos, end - start, cpu);
@@ -625,10 +627,43 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (!t.label.isEmpty()) {
       labels.computeIfAbsent(t.label, k -> new LabelBook()).add(end - start, cpu);
     }
+    count(outcome);
     ended.increment();
+    if (f != null && !f.isDone() && !f.completeFromRun()) {
+      // Cancelled between our look and our completion: the future says cancelled, so do we.
+      uncount(outcome);
+      outcome = f.isCancelled() ? TaskOutcome.CANCELLED : outcome;
+      count(outcome);
+    }
+    if (event.shouldCommit()) {
+      event.lane = name;
+      event.label = t.label;
+      event.taskId = t.id;
+      event.queueWait = start - t.acceptedNanos;
+      event.runTime = end - start;
+      event.cpuTime = cpu;
+      event.outcome = outcome.tag();
+      event.commit();
+    }
     publish(t, me.getName(), start, end, cpu, outcome);
     if (failure != null) {
       reportFailure(me, failure);
+    }
+  }
+
+  private void count(TaskOutcome outcome) {
+    switch (outcome) {
+      case COMPLETED -> completed.increment();
+      case FAILED -> failed.increment();
+      default -> cancelled.increment();
+    }
+  }
+
+  private void uncount(TaskOutcome outcome) {
+    switch (outcome) {
+      case COMPLETED -> completed.decrement();
+      case FAILED -> failed.decrement();
+      default -> cancelled.decrement();
     }
   }
 
@@ -931,6 +966,56 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   // ---------------------------------------------------------------- health hooks
+
+  /** Re-evaluates health now (the health thread does this every 100 ms; tests may call it). */
+  public void checkHealth() {
+    health.tick(ticker.getAsLong());
+  }
+
+  boolean isShutdownNowOrTerminated() {
+    return runState >= STOP;
+  }
+
+  /** No worker or permit is free to start a queued task. */
+  boolean noFreeCapacity() {
+    if (elastic) {
+      return permits.get() >= maxConcurrency;
+    }
+    return workers.size() >= config.concurrency();
+  }
+
+  /** Fails a queued task with {@code ex} (deadlock FAIL policy); true if this call did it. */
+  boolean failQueued(TaskEnvelope e, Throwable ex) {
+    if (!e.drop()) {
+      return false;
+    }
+    queue.remove(e);
+    failed.increment();
+    if (e.future != null) {
+      e.future.completeExceptionally(ex);
+    } else if (!ForeignFutures.completeExceptionally(e.source, ex)) {
+      reportFailure(Thread.currentThread(), ex);
+    }
+    publish(e, "", -1, ticker.getAsLong(), -1, TaskOutcome.FAILED);
+    return true;
+  }
+
+  /**
+   * Fails up to {@code max} queued tasks whose future lanes did not make but can reach (the tasks
+   * of {@code CompletableFuture.runAsync/supplyAsync(.., lane)}), oldest first.
+   */
+  int failQueuedForeignTasks(Throwable ex, int max) {
+    int n = 0;
+    for (TaskEnvelope e : queue.toArray(new TaskEnvelope[0])) {
+      if (n >= max) {
+        break;
+      }
+      if (e.future == null && ForeignFutures.isReachable(e.source) && failQueued(e, ex)) {
+        n++;
+      }
+    }
+    return n;
+  }
 
   /** A worker of some lane now waits on {@code future}; see {@link WaitTracker}. */
   void workerWaits(Worker w, LaneFuture<?> future) {

@@ -22,6 +22,7 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
   private Callable<? extends T> callable;
   private Runnable runnable;
   private T result;
+  private Throwable failure;
   volatile TaskEnvelope envelope;
 
   LaneFuture(LaneExecutor lane, Callable<? extends T> callable) {
@@ -39,28 +40,42 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
     return lane;
   }
 
-  /** Runs the task and completes this future; does nothing if already done (cancelled). */
+  /**
+   * Runs the task and keeps its result; {@link #completeFromRun()} publishes it. The lane calls
+   * that after it has counted and timed the task, so whoever sees this future complete also sees
+   * the task in the lane's stats. Does nothing if already done (cancelled).
+   */
   @Override
   public void run() {
     if (isDone()) {
       return;
     }
     try {
-      T value;
       if (callable != null) {
-        value = callable.call();
+        result = callable.call();
       } else {
         runnable.run();
-        value = result;
       }
-      complete(value);
     } catch (Throwable t) {
-      completeExceptionally(t);
+      failure = t;
     } finally {
       callable = null;
       runnable = null;
-      result = null;
     }
+  }
+
+  /** True if the last run threw. */
+  boolean runFailed() {
+    return failure != null;
+  }
+
+  /** Completes with the kept result; false if the future was already completed (cancelled). */
+  boolean completeFromRun() {
+    Throwable f = failure;
+    T r = result;
+    failure = null;
+    result = null;
+    return f != null ? completeExceptionally(f) : complete(r);
   }
 
   @Override

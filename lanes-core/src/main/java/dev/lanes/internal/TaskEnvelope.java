@@ -53,6 +53,9 @@ final class TaskEnvelope implements Runnable {
   final long acceptedNanos;
   volatile Thread runner;
 
+  /** The undecorated task given to {@code execute} (to reach a foreign future); else null. */
+  Runnable source;
+
   @SuppressWarnings("unused") // accessed through STATE
   private volatile int state;
 
@@ -123,6 +126,9 @@ final class TaskEnvelope implements Runnable {
   @Override
   public void run() {
     work.run();
+    if (future != null) {
+      future.completeFromRun();
+    }
   }
 
   @Override

@@ -194,9 +194,10 @@ final class TimingBook {
       return new Distribution(
           n,
           (double) sum / n,
-          h.getValueAtPercentile(50),
-          h.getValueAtPercentile(90),
-          h.getValueAtPercentile(99),
+          // A histogram reports a bucket's upper edge; never above the exact maximum.
+          Math.min(max, h.getValueAtPercentile(50)),
+          Math.min(max, h.getValueAtPercentile(90)),
+          Math.min(max, h.getValueAtPercentile(99)),
           max);
     }
   }

@@ -1,0 +1,100 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class LaneTimingTest {
+  private static final long TASK_MS = 50;
+
+  @Test
+  void splitsQueueWaitRunAndCpuTime() throws Exception {
+    List<TaskRecord> records = new CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("split", 1).cpuTiming(CpuTiming.everyTask()).build()) {
+      lane.onTask(records::add);
+      var spinner = lane.submit("spin", () -> Work.spinMillis(TASK_MS));
+      var sleeper = lane.submit("sleep", () -> {
+        try {
+          TimeUnit.MILLISECONDS.sleep(TASK_MS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      spinner.get();
+      sleeper.get();
+    }
+    TaskRecord spin = records.stream().filter(r -> r.label().equals("spin")).findFirst().orElseThrow();
+    TaskRecord sleep = records.stream().filter(r -> r.label().equals("sleep")).findFirst().orElseThrow();
+    // The sleeper queued behind the spinner: its wait is about the spinner's run.
+    assertThat(sleep.queueWaitMillis()).isGreaterThanOrEqualTo(TASK_MS * 0.8);
+    assertThat(sleep.queueWaitMillis()).isGreaterThanOrEqualTo(spin.runMillis() * 0.9);
+    assertThat(sleep.runMillis()).isGreaterThanOrEqualTo(TASK_MS * 0.9);
+    // Sleeping costs no CPU; spinning costs about all of its run time.
+    assertThat(sleep.cpuMillis()).isBetween(0.0, 0.3 * sleep.runMillis());
+    assertThat(spin.cpuMillis()).isGreaterThan(0.5 * spin.runMillis());
+    assertThat(spin.thread()).isEqualTo("split-1");
+    assertThat(spin.outcome()).isEqualTo(TaskOutcome.COMPLETED);
+  }
+
+  @Test
+  void statsCarryDistributionsUtilisationAndBlockingRatio() throws Exception {
+    try (Lane lane = Lane.blocking("stats", 2).cpuTiming(CpuTiming.everyTask()).build()) {
+      for (int i = 0; i < 20; i++) {
+        lane.submit(() -> Work.spinMillis(2)).get();
+      }
+      LaneStats s = lane.stats();
+      assertThat(s.sinceStart().runTime().count()).isEqualTo(20);
+      assertThat(s.sinceStart().runTime().p50()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(1));
+      assertThat(s.sinceStart().runTime().max()).isGreaterThanOrEqualTo(s.sinceStart().runTime().p99());
+      assertThat(s.sinceStart().cpuTime().count()).isEqualTo(20);
+      assertThat(s.blockingRatio()).isLessThan(1.0); // spinning: mostly CPU
+      assertThat(s.utilisation()).isBetween(0.0, 1.0);
+      assertThat(s.counts().completed()).isEqualTo(20);
+    }
+  }
+
+  @Test
+  void sampledCpuTimingReadsOneTaskInN() throws Exception {
+    try (Lane lane = Lane.blocking("sampled", 1).cpuTiming(CpuTiming.sampled(4)).build()) {
+      for (int i = 0; i < 40; i++) {
+        lane.submit(() -> 1).get();
+      }
+      assertThat(lane.stats().sinceStart().cpuTime().count()).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void noRecordIsMadeWithoutSubscribersAndUnsubscribeStopsThem() throws Exception {
+    List<TaskRecord> records = new CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("subs", 1).build()) {
+      Subscription sub = lane.onTask(records::add);
+      lane.submit(() -> 1).get();
+      // Records are delivered just after the future completes.
+      org.awaitility.Awaitility.await().until(() -> records.size() == 1);
+      sub.close();
+      lane.submit(() -> 2).get();
+    }
+    assertThat(records).hasSize(1);
+  }
+
+  @Test
+  void recentWindowRotatesWithTheInjectedClock() throws Exception {
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    try (Lane lane = Lane.blocking("recent", 1).ticker(clock::get)
+        .statsInterval(java.time.Duration.ofSeconds(1)).build()) {
+      lane.submit(() -> 1).get();
+      clock.addAndGet(TimeUnit.SECONDS.toNanos(2));
+      LaneStats first = lane.stats(); // rotates: the first interval held one task
+      assertThat(first.recent().runTime().count()).isEqualTo(1);
+      lane.submit(() -> 2).get();
+      lane.submit(() -> 3).get();
+      clock.addAndGet(TimeUnit.SECONDS.toNanos(2));
+      LaneStats second = lane.stats();
+      assertThat(second.recent().runTime().count()).isEqualTo(2);
+      assertThat(second.sinceStart().runTime().count()).isEqualTo(3);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Each overflow policy on a full lane: one task running, two queued, a fourth arriving. */
+class OverflowPolicyTest {
+
+  enum Kind {
+    PLATFORM,
+    VIRTUAL
+  }
+
+  private static LaneBuilder lane(Kind kind, String name) {
+    return (kind == Kind.PLATFORM ? Lane.blocking(name, 1) : Lane.virtual(name, 1)).queueCapacity(2);
+  }
+
+  /** Fills the lane: returns the latch that releases the running task. */
+  private static CountDownLatch fill(Lane lane, List<CompletableFuture<?>> futures) {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    futures.add(lane.submit("blocker", () -> {
+      started.countDown();
+      Work.block(release);
+    }));
+    Work.await(started);
+    futures.add(lane.submit("q1", () -> {}));
+    futures.add(lane.submit("q2", () -> {}));
+    return release;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void rejectThrowsANamedExceptionAndCounts(Kind kind) {
+    List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+    try (Lane lane = lane(kind, "rej").build()) {
+      CountDownLatch release = fill(lane, futures);
+      assertThatThrownBy(() -> lane.submit(() -> {}))
+          .isInstanceOf(LaneRejectedException.class)
+          .hasMessage("lane \"rej\" rejected a task: queue full (queue capacity 2, queued 2, running 1)")
+          .satisfies(e -> assertThat(((LaneRejectedException) e).reason()).isEqualTo(RejectReason.QUEUE_FULL));
+      release.countDown();
+      CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).join();
+      lane.close();
+      assertThat(lane.stats().counts().rejected(RejectReason.QUEUE_FULL)).isEqualTo(1);
+      assertThat(lane.stats().counts().completed()).isEqualTo(3);
+      Work.assertBooksBalance(lane.stats());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void callerRunsRunsOnTheSubmittingThread(Kind kind) throws Exception {
+    List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+    try (Lane lane = lane(kind, "cr").overflow(OverflowPolicy.callerRuns()).build()) {
+      CountDownLatch release = fill(lane, futures);
+      AtomicReference<Thread> ranOn = new AtomicReference<>();
+      CompletableFuture<?> f = lane.submit(() -> ranOn.set(Thread.currentThread()));
+      assertThat(f).isDone();
+      assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+      release.countDown();
+      lane.close();
+      assertThat(lane.stats().counts().completed()).isEqualTo(4);
+      assertThat(lane.stats().counts().rejected()).isZero();
+      Work.assertBooksBalance(lane.stats());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void blockCallerRejectsAfterTheTimeout(Kind kind) {
+    List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+    try (Lane lane = lane(kind, "bc").overflow(OverflowPolicy.blockCaller(Duration.ofMillis(50))).build()) {
+      CountDownLatch release = fill(lane, futures);
+      assertThatThrownBy(() -> lane.submit(() -> {}))
+          .isInstanceOf(LaneRejectedException.class)
+          .hasMessageContaining("block-caller timeout expired");
+      release.countDown();
+      lane.close();
+      assertThat(lane.stats().counts().rejected(RejectReason.BLOCK_TIMEOUT)).isEqualTo(1);
+      Work.assertBooksBalance(lane.stats());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void blockCallerWaitsForRoom(Kind kind) throws Exception {
+    List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+    try (Lane lane = lane(kind, "bcw").overflow(OverflowPolicy.blockCaller(Duration.ofMinutes(1))).build()) {
+      CountDownLatch release = fill(lane, futures);
+      AtomicReference<CompletableFuture<?>> late = new AtomicReference<>();
+      Thread submitter = new Thread(() -> late.set(lane.submit(() -> {})), "submitter");
+      submitter.start();
+      Work.awaitBlocked(submitter); // blocked on the full queue
+      assertThat(late.get()).isNull();
+      release.countDown();
+      submitter.join();
+      late.get().get();
+      lane.close();
+      assertThat(lane.stats().counts().completed()).isEqualTo(4);
+      assertThat(lane.stats().counts().rejected()).isZero();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void discardOldestCancelsTheOldestQueuedTaskAndCountsIt(Kind kind) {
+    List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+    List<TaskRecord> records = new CopyOnWriteArrayList<>();
+    try (Lane lane = lane(kind, "do").overflow(OverflowPolicy.discardOldest()).build()) {
+      lane.onTask(records::add);
+      CountDownLatch release = fill(lane, futures);
+      CompletableFuture<?> newest = lane.submit("q3", () -> {});
+      assertThat(futures.get(1)).isCancelled(); // q1, the oldest queued
+      release.countDown();
+      newest.join();
+      lane.close();
+      assertThat(lane.stats().counts().rejected(RejectReason.DISCARDED_OLDEST)).isEqualTo(1);
+      assertThat(lane.stats().counts().completed()).isEqualTo(3);
+      assertThat(records).anySatisfy(r -> {
+        assertThat(r.label()).isEqualTo("q1");
+        assertThat(r.outcome()).isEqualTo(TaskOutcome.REJECTED);
+      });
+      Work.assertBooksBalance(lane.stats());
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.internal.LaneExecutor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Many producers, random cancellations, random failures and a shutdown racing the submissions:
+ * afterwards the books balance, every future is done, and a virtual lane has no permit left.
+ */
+class StressTest {
+  private static final int PRODUCERS = 4;
+  private static final int PER_PRODUCER = 20_000;
+
+  @ParameterizedTest(name = "{0} lane, {1}")
+  @CsvSource({
+    "platform, reject", "platform, caller-runs", "platform, block", "platform, discard-oldest",
+    "virtual, reject", "virtual, caller-runs", "virtual, block", "virtual, discard-oldest",
+    "platform, now", "virtual, now"
+  })
+  void booksBalanceUnderRacingSubmissionsCancellationsAndShutdown(String kind, String policy)
+      throws Exception {
+    OverflowPolicy overflow = switch (policy) {
+      case "caller-runs" -> OverflowPolicy.callerRuns();
+      case "block" -> OverflowPolicy.blockCaller(Duration.ofMillis(1));
+      case "discard-oldest" -> OverflowPolicy.discardOldest();
+      default -> OverflowPolicy.reject();
+    };
+    LaneBuilder b = kind.equals("virtual") ? Lane.virtual("stress", 3) : Lane.blocking("stress", 3);
+    Lane lane = b.queueCapacity(128).overflow(overflow).cpuTiming(CpuTiming.sampled(8)).build();
+    Queue<CompletableFuture<?>> futures = new ConcurrentLinkedQueue<>();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> producers = Work.start(PRODUCERS, "producer", () -> {
+      Work.block(go);
+      ThreadLocalRandom r = ThreadLocalRandom.current();
+      for (int i = 0; i < PER_PRODUCER; i++) {
+        try {
+          int pick = r.nextInt(100);
+          CompletableFuture<?> f = lane.submit(() -> {
+            if (pick < 5) {
+              throw new IllegalStateException("planned failure");
+            }
+            if (pick < 10) {
+              Thread.yield();
+            }
+            return pick;
+          });
+          futures.add(f);
+          if (pick >= 90) {
+            f.cancel(pick >= 95);
+          }
+        } catch (LaneRejectedException e) {
+          // counted by the lane
+        }
+      }
+    });
+    go.countDown();
+    // Shut down while producers are mid-flight.
+    while (lane.stats().counts().submitted() < PRODUCERS * PER_PRODUCER / 3) {
+      Thread.onSpinWait();
+    }
+    if (policy.equals("now")) {
+      lane.shutdownNow().forEach(Runnable::run);
+    } else {
+      lane.shutdown();
+    }
+    Work.join(producers);
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
+    for (CompletableFuture<?> f : futures) {
+      assertThat(f).as("every future is done after termination").isDone();
+    }
+    LaneStats s = lane.stats();
+    assertThat(s.counts().submitted()).isEqualTo(PRODUCERS * PER_PRODUCER);
+    assertThat(s.queued()).isZero();
+    assertThat(s.running()).isZero();
+    Work.assertBooksBalance(s);
+    assertThat(s.counts().started())
+        .isEqualTo(s.counts().completed() + s.counts().failed() + s.counts().cancelled()
+            - cancelledBeforeStart(s, futures));
+    if (lane instanceof LaneExecutor e && kind.equals("virtual")) {
+      assertThat(e.permitsInUse()).as("permits in use after termination").isZero();
+    }
+  }
+
+  /**
+   * Cancelled tasks split into cancelled-while-queued (never started) and cancelled-while-running
+   * (started): the difference between ended counts and started is the former, which is at most
+   * the number of cancelled futures.
+   */
+  private static long cancelledBeforeStart(LaneStats s, Queue<CompletableFuture<?>> futures) {
+    long endedAfterStart = s.counts().completed() + s.counts().failed() + s.counts().cancelled();
+    long diff = endedAfterStart - s.counts().started();
+    long cancelledFutures = futures.stream().filter(CompletableFuture::isCancelled).count();
+    assertThat(diff).isBetween(0L, cancelledFutures);
+    return diff;
+  }
+}
