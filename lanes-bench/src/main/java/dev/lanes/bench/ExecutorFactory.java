@@ -27,6 +27,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import jdk.jfr.Recording;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
@@ -74,6 +75,12 @@ public final class ExecutorFactory {
   /** lanes with CPU timing off (the default samples 1 task in 64): what the sampling costs. */
   public static final String LANES_CPU_OFF = "lanes-cpu-off";
 
+  /**
+   * lanes while a JFR recording has lanes' task event ({@code dev.lanes.Task}) enabled, at its
+   * default 20 ms threshold: tiny tasks are timed for the event but never committed.
+   */
+  public static final String LANES_JFR = "lanes-jfr";
+
   /** lanes with a {@code onTask} listener subscribed (a {@code TaskRecord} per task). */
   public static final String LANES_TASK_LISTENER = "lanes-task-listener";
 
@@ -104,7 +111,12 @@ public final class ExecutorFactory {
 
   /** lanes with its observation features switched on one at a time (health benchmark). */
   public static final List<String> LANES_FEATURE_VARIANTS =
-      List.of(LANES_CPU_OFF, LANES_TASK_LISTENER, LANES_STATS_READER, LANES_DEADLOCK_COMPENSATE);
+      List.of(
+          LANES_CPU_OFF,
+          LANES_JFR,
+          LANES_TASK_LISTENER,
+          LANES_STATS_READER,
+          LANES_DEADLOCK_COMPENSATE);
 
   public static final int WORKERS = 2;
   public static final int QUEUE_CAPACITY = 16_384;
@@ -142,6 +154,18 @@ public final class ExecutorFactory {
           lane(name, platformLane(queueCapacity).cpuTiming(CpuTiming.everyTask()).build(), null);
       case LANES_CPU_OFF ->
           lane(name, platformLane(queueCapacity).cpuTiming(CpuTiming.off()).build(), null);
+      case LANES_JFR -> {
+        Recording recording = new Recording();
+        recording.enable("dev.lanes.Task");
+        recording.start();
+        yield lane(
+            name,
+            platformLane(queueCapacity).build(),
+            () -> {
+              recording.stop();
+              recording.close();
+            });
+      }
       case LANES_TASK_LISTENER -> {
         Lane lane = platformLane(queueCapacity).build();
         LongAdder sink = new LongAdder();

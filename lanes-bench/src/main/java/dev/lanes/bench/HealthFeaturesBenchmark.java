@@ -2,6 +2,7 @@ package dev.lanes.bench;
 
 import static dev.lanes.bench.ExecutorFactory.LANES;
 import static dev.lanes.bench.ExecutorFactory.LANES_CPU_OFF;
+import static dev.lanes.bench.ExecutorFactory.LANES_JFR;
 import static dev.lanes.bench.ExecutorFactory.LANES_DEADLOCK_COMPENSATE;
 import static dev.lanes.bench.ExecutorFactory.LANES_STATS_READER;
 import static dev.lanes.bench.ExecutorFactory.LANES_TASK_LISTENER;
@@ -24,9 +25,9 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * What lanes' observation features cost: the throughput batch on {@code lanes} (defaults: health
  * monitoring with deadlock detection on, policy REPORT) against the same lane with one more
- * feature on or off — CPU timing off (default: 1 task in 64), a {@code TaskRecord} listener, a
- * thread reading {@code stats()} every 10 ms, the COMPENSATE deadlock policy. (lanes has no JFR
- * events yet, so there is no JFR variant.) Score: tasks per second. Baseline: {@code tpe-lbq} in the same run.
+ * feature on or off — CPU timing off (default: 1 task in 64), a JFR recording with lanes' task
+ * event enabled, a {@code TaskRecord} listener, a thread reading {@code stats()} every 10 ms, the
+ * COMPENSATE deadlock policy. Score: tasks per second. Baseline: {@code tpe-lbq} in the same run.
  *
  * <p>Run: {@code ./lanes bench --only health}.
  */
@@ -42,6 +43,7 @@ public class HealthFeaturesBenchmark {
       TPE_LBQ,
       LANES,
       LANES_CPU_OFF,
+      LANES_JFR,
       LANES_TASK_LISTENER,
       LANES_STATS_READER,
       LANES_DEADLOCK_COMPENSATE
