@@ -136,6 +136,7 @@ public final class BenchMain {
       throw new UsageException("nothing to run with these --only / --executors choices");
     }
     ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC);
+    String loadAtStart = loadAverage();
     Path dir =
         args.out()
             .resolve(started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)))
@@ -153,7 +154,7 @@ public final class BenchMain {
       }
     }
 
-    String report = summary(argv, args, started, plan, rows);
+    String report = summary(argv, args, started, loadAtStart, plan, rows);
     Path summary = dir.resolve("summary.md");
     Files.writeString(summary, report, StandardCharsets.UTF_8);
     out.println("\n" + report);
@@ -200,8 +201,23 @@ public final class BenchMain {
     return o;
   }
 
+  /** The machine's load averages (Linux), so a reader can tell a busy machine from a quiet one. */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return f[0] + ", " + f[1] + ", " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
   private static String summary(
-      String[] argv, Args args, ZonedDateTime started, List<BenchRun> plan, List<Row> rows) {
+      String[] argv,
+      Args args,
+      ZonedDateTime started,
+      String loadAtStart,
+      List<BenchRun> plan,
+      List<Row> rows) {
     Runtime rt = Runtime.getRuntime();
     StringBuilder s = new StringBuilder("## lanes bench results\n\n");
     s.append("- command: `./lanes bench").append(argv.length == 0 ? "" : " ")
@@ -213,6 +229,8 @@ public final class BenchMain {
     s.append("- machine: ").append(rt.availableProcessors()).append(" cores, ")
         .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch"))
         .append(", forks run with -Xms1g -Xmx1g\n");
+    s.append("- load average (1, 5, 15 min) at start: ").append(loadAtStart)
+        .append("; at end: ").append(loadAverage()).append('\n');
     s.append("- JMH: 1 fork per benchmark; ").append(args.quick() ? "quick" : "full")
         .append(" plan; error = JMH's 99.9 % confidence half-width\n");
     s.append("\n## Goals (verdicts computed from this run)\n\n");

@@ -57,8 +57,7 @@ final class BenchReport {
           .append(big(r.error())).append(" | ");
       if (base.isPresent()) {
         Ratio q = Ratio.of(r, base.get());
-        out.append(fmt2(q.point())).append(" | ").append(fmt2(q.low())).append("–")
-            .append(fmt2(q.high()));
+        out.append(fmt2(q.point())).append(" | ").append(q.range());
       } else {
         out.append("– | –");
       }
@@ -109,13 +108,18 @@ final class BenchReport {
 
   /** A throughput ratio with the range its two error bars allow. */
   record Ratio(double point, double low, double high) {
+    /** {@code high} is infinite when the baseline's error bar reaches zero. */
     static Ratio of(Row r, Row base) {
       double lowDen = base.score() + base.error();
-      double highDen = Math.max(1e-9, base.score() - base.error());
+      double highDen = base.score() - base.error();
       return new Ratio(
           r.score() / base.score(),
           Math.max(0, r.score() - r.error()) / lowDen,
-          (r.score() + r.error()) / highDen);
+          highDen > 0 ? (r.score() + r.error()) / highDen : Double.POSITIVE_INFINITY);
+    }
+
+    String range() {
+      return fmt2(low) + "–" + (Double.isInfinite(high) ? "∞" : fmt2(high));
     }
   }
 

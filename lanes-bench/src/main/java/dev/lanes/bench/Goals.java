@@ -95,7 +95,7 @@ final class Goals {
                 : "error bars overlap the target";
     return new Judgement(
         goal,
-        String.format(Locale.ROOT, "%.2f× (range %.2f–%.2f)", q.point(), q.low(), q.high()),
+        String.format(Locale.ROOT, "%.2f× (range %s)", q.point(), q.range()),
         met ? Verdict.MET : Verdict.MISSED,
         note);
   }
