@@ -70,6 +70,7 @@ final class HealthMonitor {
     this.stateSince = now;
     this.candidateSince = now;
     this.lastProgress = now;
+    samples.addLast(new long[] {now, 0, 0, 0, 0});
   }
 
   // ------------------------------------------------------------------ process-wide ticker
@@ -148,9 +149,13 @@ final class HealthMonitor {
     try {
       long[] sums = lane.timingSums();
       long rejected = lane.rejectedCount();
+      long[] sample = {now, sums[0], sums[1], sums[2], rejected};
       long[] last = samples.peekLast();
-      if (last == null || now > last[0]) {
-        samples.addLast(new long[] {now, sums[0], sums[1], sums[2], rejected});
+      if (last == null || now > last[0] || samples.size() == 1) {
+        samples.addLast(sample); // the first sample (taken at creation) stays as the baseline
+      } else {
+        samples.removeLast();
+        samples.addLast(sample); // a second look at the same instant replaces the first
       }
       long windowNanos = config.window().toNanos();
       while (samples.size() > 2 && now - samples.peekFirst()[0] > windowNanos) {
@@ -416,17 +421,23 @@ final class HealthMonitor {
                     "lane \"%s\" is deadlocked: its %d workers all wait on tasks queued behind"
                         + " them (%d queued); failing the wait instead of hanging",
                     lane.name(), d.workers.size(), lane.queue.size()));
-        int failed = 0;
+        // Claim every awaited task before failing any: a worker freed by the first failure must
+        // not pick up (and run) a task another waiter is about to be failed for.
+        List<TaskEnvelope> claimed = new ArrayList<>();
         for (TaskEnvelope e : d.awaited) {
-          if (lane.failQueued(e, ex)) {
-            failed++;
+          if (e.drop()) {
+            claimed.add(e);
           }
         }
-        if (failed < d.workers.size()) {
-          // Some waits go through futures lanes did not make: fail the queued tasks those
-          // futures belong to.
-          failed += lane.failQueuedForeignTasks(ex, d.workers.size() - failed);
+        if (claimed.size() < d.workers.size()) {
+          // Some waits go through futures lanes did not make (CompletableFuture.runAsync and
+          // friends): claim the queued tasks those futures belong to, oldest first.
+          claimed.addAll(lane.claimQueuedForeignTasks(d.workers.size() - claimed.size()));
         }
+        for (TaskEnvelope e : claimed) {
+          lane.failClaimed(e, ex);
+        }
+        int failed = claimed.size();
         if (failed == 0) {
           LOG.log(System.Logger.Level.WARNING, "lane \"" + lane.name()
               + "\": FAIL policy could not reach the awaited futures; compensating instead");

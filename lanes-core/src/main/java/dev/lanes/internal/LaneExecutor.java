@@ -984,11 +984,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return workers.size() >= config.concurrency();
   }
 
-  /** Fails a queued task with {@code ex} (deadlock FAIL policy); true if this call did it. */
-  boolean failQueued(TaskEnvelope e, Throwable ex) {
-    if (!e.drop()) {
-      return false;
-    }
+  /** Fails a task this lane already claimed from its queue (deadlock FAIL policy). */
+  void failClaimed(TaskEnvelope e, Throwable ex) {
     queue.remove(e);
     failed.increment();
     if (e.future != null) {
@@ -997,37 +994,28 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       reportFailure(Thread.currentThread(), ex);
     }
     publish(e, "", -1, ticker.getAsLong(), -1, TaskOutcome.FAILED);
-    return true;
   }
 
   /**
-   * Fails up to {@code max} queued tasks whose future lanes did not make but can reach (the tasks
-   * of {@code CompletableFuture.runAsync/supplyAsync(.., lane)}), oldest first.
+   * Claims up to {@code max} queued tasks whose future lanes did not make but can reach (the
+   * tasks of {@code CompletableFuture.runAsync/supplyAsync(.., lane)}), oldest first.
    */
-  int failQueuedForeignTasks(Throwable ex, int max) {
-    int n = 0;
+  List<TaskEnvelope> claimQueuedForeignTasks(int max) {
+    List<TaskEnvelope> out = new ArrayList<>();
     for (TaskEnvelope e : queue.toArray(new TaskEnvelope[0])) {
-      if (n >= max) {
+      if (out.size() >= max) {
         break;
       }
-      if (e.future == null && ForeignFutures.isReachable(e.source) && failQueued(e, ex)) {
-        n++;
+      if (e.future == null && ForeignFutures.isReachable(e.source) && e.drop()) {
+        out.add(e);
       }
     }
-    return n;
+    return out;
   }
 
   /** A worker of some lane now waits on {@code future}; see {@link WaitTracker}. */
   void workerWaits(Worker w, LaneFuture<?> future) {
     health.workerWaits(w, future);
-  }
-
-  CpuTiming cpuTiming() {
-    return config.cpuTiming();
-  }
-
-  Duration statsInterval() {
-    return config.statsInterval();
   }
 
   @Override
