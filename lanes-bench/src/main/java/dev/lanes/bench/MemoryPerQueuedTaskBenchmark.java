@@ -41,7 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * executor is absent: it has no queue (its limit blocks the producer).
  *
  * <p>The score is the time to submit {@value #TASKS} tasks (single shot, not the point); the
- * figure is the secondary result {@code bytesPerQueuedTask}.
+ * figure is the secondary result {@code bytesPerQueuedTask}, one value per iteration (JMH's own
+ * score for it is the sum over the iterations; the runner prints the mean).
  *
  * <p>Run: {@code ./lanes bench --only memory}.
  */

@@ -38,7 +38,8 @@ record Row(
         parts.length >= 2 ? parts[parts.length - 2] + "." + parts[parts.length - 1] : full;
     Result<?> primary = rr.getPrimaryResult();
     Map<String, Double> secondary = new LinkedHashMap<>();
-    rr.getSecondaryResults().forEach((k, v) -> secondary.put(k, v.getScore()));
+    // The mean over iterations: an @AuxCounters EVENTS result's score is the sum over them.
+    rr.getSecondaryResults().forEach((k, v) -> secondary.put(k, v.getStatistics().getMean()));
     var stats = primary.getStatistics();
     return new Row(
         run.id(),
