@@ -50,7 +50,8 @@ final class BenchReport {
   }
 
   private static void throughputTable(StringBuilder out, List<Row> group, Optional<Row> base) {
-    out.append("| executor | score (").append(group.get(0).unit()).append(") | ± error | ")
+    String unit = group.get(0).unit().equals("ops/s") ? "tasks/s" : group.get(0).unit();
+    out.append("| executor | score (").append(unit).append(") | ± error | ")
         .append("ratio to tpe-lbq | ratio range |\n|---|---:|---:|---:|---:|\n");
     for (Row r : group) {
       out.append("| ").append(r.executor()).append(" | ").append(big(r.score())).append(" | ")
