@@ -31,10 +31,13 @@ import java.util.Map;
 public record SizingAdvisor(
     double targetUtilisation, Duration acceptableWait, long minSamples, int maxThreads) {
 
-  /** W/C below this is computing, above {@link #BLOCKING_WC} mostly waiting. */
+  /** A task whose own W/C is below this computes; above {@link #BLOCKING_WC} it mostly waits. */
   public static final double CPU_BOUND_WC = 0.25;
 
   public static final double BLOCKING_WC = 3.0;
+
+  /** A label whose W/C is below this computes (looser than per task: labels average). */
+  public static final double CPU_BOUND_LABEL_WC = 1.0;
 
   public SizingAdvisor {
     if (!(targetUtilisation > 0 && targetUtilisation <= 1)) {
@@ -90,10 +93,14 @@ public record SizingAdvisor(
       threads = cores;
       why = String.format(Locale.ROOT, "CPU lane: threads = cores = %d (measured W/C %s).",
           cores, fmt(wc));
-      if (s.concurrencyLimit() > cores && !(wc > 1)) {
+      if (s.concurrencyLimit() > cores) {
+        // Threads beyond the cores wait for a core while runnable, which the measured W/C counts
+        // as waiting (about threads/cores - 1 of it), so W/C cannot clear an oversized CPU lane.
         warnings.add(String.format(Locale.ROOT,
-            "%d threads on %d cores for CPU-bound tasks (W/C %s): the extra threads add context"
-                + " switches, not throughput", s.concurrencyLimit(), cores, fmt(wc)));
+            "%d threads on %d cores in a CPU lane: for computing tasks the extra threads add"
+                + " context switches, not throughput (measured W/C %s, of which about %.1f comes"
+                + " from waiting for a core)", s.concurrencyLimit(), cores, fmt(wc),
+            Math.max(0, (double) s.concurrencyLimit() / cores - 1)));
       }
     } else if (useWc) {
       double raw = cores * targetUtilisation * (1 + wc);
@@ -123,7 +130,7 @@ public record SizingAdvisor(
       if (e.getValue().cpuSamples() < 5 || Double.isNaN(wc)) {
         continue;
       }
-      if (wc < CPU_BOUND_WC) {
+      if (wc < CPU_BOUND_LABEL_WC) {
         cpuLabel = e.getKey();
       } else if (wc > BLOCKING_WC) {
         blockingLabel = e.getKey();

@@ -97,6 +97,33 @@ class DeadlockTest {
     Work.assertBooksBalance(lane.stats());
   }
 
+  @ParameterizedTest(name = "virtual lane, cap {0}, {1}")
+  @CsvSource({"1, submit-get", "1, runAsync-join", "9, submit-get", "9, runAsync-join"})
+  void aCappedVirtualLaneIsCaughtToo(int cap, String api) throws Exception {
+    List<HealthEvent> events = new CopyOnWriteArrayList<>();
+    Lane lane = Lane.virtual("vnested", cap)
+        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build();
+    lane.onHealth(events::add);
+    CountDownLatch allParentsRunning = new CountDownLatch(cap);
+    List<CompletableFuture<String>> parents = new ArrayList<>();
+    for (int i = 0; i < cap; i++) {
+      parents.add(lane.submit(() -> {
+        allParentsRunning.countDown();
+        Work.block(allParentsRunning);
+        return api.equals("submit-get")
+            ? lane.submit(() -> "child").get()
+            : CompletableFuture.supplyAsync(() -> "child", lane).join();
+      }));
+    }
+    for (CompletableFuture<String> p : parents) {
+      assertThatThrownBy(p::get).hasRootCauseInstanceOf(LaneDeadlockException.class);
+    }
+    // Events are delivered after the cure, so the parents may fail first.
+    Awaitility.await().until(() -> events.stream().anyMatch(e -> e.to() == LaneHealth.DEADLOCKED));
+    lane.close();
+    Work.assertBooksBalance(lane.stats());
+  }
+
   @Test
   void noAlarmWhenWorkersWaitOnAnotherLane() throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();

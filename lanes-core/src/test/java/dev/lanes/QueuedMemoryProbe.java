@@ -23,15 +23,22 @@ public final class QueuedMemoryProbe {
     AtomicInteger alive = new AtomicInteger();
     AtomicInteger peakAlive = new AtomicInteger();
     AtomicInteger done = new AtomicInteger();
+    AtomicInteger runningTasks = new AtomicInteger();
     long start = System.nanoTime();
     if (mode.equals("lanes")) {
       try (Lane lane = Lane.virtual("probe", CAP).queueCapacity(tasks)
           .threadFactory(counting(alive, peakAlive)).build()) {
         for (int i = 0; i < tasks; i++) {
           lane.execute(() -> {
+            runningTasks.incrementAndGet();
             await(release);
             done.incrementAndGet();
           });
+        }
+        // The cap's threads are started; wait (bounded) until their tasks all run before measuring.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (runningTasks.get() < Math.min(CAP, tasks) && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
         }
         report(mode, tasks, alive.get(), lane.stats().queued(), start);
         release.countDown();

@@ -22,6 +22,19 @@ final class Work {
     return x;
   }
 
+  /** Spins until this thread has used {@code millis} of CPU time (however long that takes). */
+  static long spinCpuMillis(long millis) {
+    var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long end = mx.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    long x = 0;
+    while (mx.getCurrentThreadCpuTime() < end) {
+      for (int i = 0; i < 1_000; i++) {
+        x += Long.numberOfTrailingZeros(x + 17) ^ x;
+      }
+    }
+    return x;
+  }
+
   static void await(CountDownLatch latch) {
     try {
       if (!latch.await(PATIENCE_SECONDS, TimeUnit.SECONDS)) {

@@ -122,6 +122,12 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private final ConcurrentHashMap<String, LabelBook> labels = new ConcurrentHashMap<>();
   private final LongAdder cpuBoundSamples = new LongAdder();
   private final LongAdder blockingSamples = new LongAdder();
+
+  /**
+   * A task counts as mostly waiting above this W/C: at least {@link SizingAdvisor#BLOCKING_WC},
+   * and twice what waiting for a core alone gives a lane with more threads than cores.
+   */
+  private final double blockingTaskWc;
   final HealthMonitor health;
 
   @SuppressWarnings("unchecked")
@@ -149,6 +155,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
             : Math.min(MAX_STRIPES, config.concurrency());
     this.timings = new TimingBook(Math.max(1, stripes), config.statsInterval().toNanos(), createdNanos);
     this.health = new HealthMonitor(this, config.health());
+    this.blockingTaskWc =
+        Math.max(SizingAdvisor.BLOCKING_WC, 2.0 * config.concurrency() / cores());
     if (!elastic) {
       for (int i = 0; i < config.concurrency(); i++) {
         Worker w = new Worker(this, Worker.Kind.CORE, i % timings.stripeCount());
@@ -269,6 +277,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (runState != RUNNING && t.drop()) {
       // Raced with shutdown: take the task back rather than strand it in a queue nobody drains.
       queue.remove(t);
+      tryTerminate(); // shutdown may have seen this task queued and left termination to us
       reject(t, RejectReason.SHUTDOWN);
     }
     if (elastic) {
@@ -510,16 +519,22 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       if (rs >= STOP || (rs >= SHUTDOWN && queue.isEmpty())) {
         return null;
       }
-      w.markIdle();
       TaskEnvelope t = null;
-      if (runState == RUNNING || !queue.isEmpty()) {
-        try {
-          t = queue.take();
-        } catch (InterruptedException e) {
-          // shutdown woke us: loop to re-check the state
+      if (rs == RUNNING) {
+        w.markIdle();
+        if (runState == RUNNING) {
+          try {
+            t = queue.take();
+          } catch (InterruptedException e) {
+            // shutdown woke us: loop to re-check the state
+          }
         }
+        w.markBusy();
+      } else {
+        // Shutting down: never block, or a task taken back by its submitter (or cancelled)
+        // after we looked could leave us waiting on an empty queue forever.
+        t = queue.poll();
       }
-      w.markBusy();
       if (t != null) {
         return t;
       }
@@ -565,9 +580,6 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       return; // cancelled or dropped while queued; whoever did it counted it
     }
     started.increment();
-    if (w != null) {
-      w.current = t;
-    }
     long start = ticker.getAsLong();
     long cpuStart = -1;
     if (cpuOneIn == 1 && w != null && w.lastCpu >= 0) {
@@ -599,9 +611,6 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       }
     }
     t.finishRun(runState >= STOP);
-    if (w != null) {
-      w.current = null;
-    }
     TaskOutcome outcome;
     LaneFuture<?> f = t.future;
     if (f == null) {
@@ -620,7 +629,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       long waiting = (end - start) - cpu;
       if (waiting < SizingAdvisor.CPU_BOUND_WC * cpu) {
         cpuBoundSamples.increment();
-      } else if (waiting > SizingAdvisor.BLOCKING_WC * cpu) {
+      } else if (waiting > blockingTaskWc * cpu) {
         blockingSamples.increment();
       }
     }
@@ -896,10 +905,14 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       return;
     }
     if (rs == SHUTDOWN && !queue.isEmpty()) {
-      if (elastic) {
-        dispatch();
+      if (!elastic) {
+        return; // core workers drain it
       }
-      return;
+      dispatch();
+      if (!queue.isEmpty() || permits.get() != 0) {
+        return; // a worker will drain it and try again when it leaves
+      }
+      // the queue emptied meanwhile (cancelled or taken back) and nobody runs: terminate
     }
     if (liveWorkers.get() != 0 || (elastic && permits.get() != 0)) {
       return;
@@ -987,6 +1000,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   /** Fails a task this lane already claimed from its queue (deadlock FAIL policy). */
   void failClaimed(TaskEnvelope e, Throwable ex) {
     queue.remove(e);
+    tryTerminate();
     failed.increment();
     if (e.future != null) {
       e.future.completeExceptionally(ex);

@@ -20,8 +20,7 @@ import java.lang.invoke.VarHandle;
  * </pre>
  *
  * Exactly one party wins QUEUED → anything, and that party counts the task, so counts never
- * double. {@code runner} is written before RUNNING is published by the same thread and read only
- * after a successful RUNNING → INTERRUPTING CAS.
+ * double.
  *
  * <p>{@link #run()} is for callers of {@code shutdownNow()}: running a returned task runs its work
  * on the caller's thread and completes its future.
@@ -51,7 +50,11 @@ final class TaskEnvelope implements Runnable {
   final String label;
   final long id;
   final long acceptedNanos;
-  volatile Thread runner;
+  /**
+   * The thread running the task. A plain field: written before the claiming CAS publishes
+   * RUNNING, and read only by a canceller whose CAS from RUNNING saw that publication.
+   */
+  Thread runner;
 
   /** The undecorated task given to {@code execute} (to reach a foreign future); else null. */
   Runnable source;

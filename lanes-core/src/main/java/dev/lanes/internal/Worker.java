@@ -13,8 +13,8 @@ import java.lang.invoke.VarHandle;
  * worker publishes IDLE before it blocks on the queue, and {@code shutdown} interrupts only a
  * worker it moves IDLE → INTERRUPTING by CAS. A worker waking up moves IDLE → BUSY; if it loses
  * that CAS, it waits for INTERRUPTED and clears the flag before it runs anything, so shutdown's
- * interrupt can never land in a task. {@code current} and {@code waitingOn} are read by the health
- * monitor without locks (a racy but safe view: it only reads them).
+ * interrupt can never land in a task. {@code waitingOn} is read by the health monitor without locks
+ * (a racy but safe view: it only reads it).
  */
 final class Worker implements Runnable {
   static final int BUSY = 0;
@@ -42,7 +42,6 @@ final class Worker implements Runnable {
   final Kind kind;
   final int stripe;
   volatile Thread thread;
-  volatile TaskEnvelope current;
   volatile LaneFuture<?> waitingOn;
 
   @SuppressWarnings("unused") // accessed through PHASE

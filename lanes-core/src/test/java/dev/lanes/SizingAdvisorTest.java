@@ -1,0 +1,96 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class SizingAdvisorTest {
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+  private static void sleepMillis(long ms) {
+    try {
+      TimeUnit.MILLISECONDS.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void run(Lane lane, int n, String label, Runnable task) throws Exception {
+    List<CompletableFuture<?>> fs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      fs.add(lane.submit(label, task));
+    }
+    CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get();
+  }
+
+  @Test
+  void aBlockingLaneIsSizedByTheMeasuredBlockingRatio() throws Exception {
+    try (Lane lane = Lane.blocking("db", 4).cpuTiming(CpuTiming.everyTask()).build()) {
+      // About 90 % waiting: 1 ms of CPU, 9 ms asleep.
+      run(lane, 80, "query", () -> {
+        Work.spinMillis(1);
+        sleepMillis(9);
+      });
+      SizingAdvice a = lane.sizingAdvice();
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.blockingRatio()).isBetween(2.0, 40.0);
+      int expected = (int) Math.ceil(CORES * 0.8 * (1 + a.blockingRatio()));
+      assertThat(a.recommendedConcurrency()).isEqualTo(Math.min(1000, expected));
+      assertThat(a.reasoning()).contains("cores " + CORES, "target utilisation 0.80", "W/C");
+      assertThat(a.toText()).startsWith("lane \"db\" (blocking): threads 4 → " + a.recommendedConcurrency());
+      assertThat(a.recommendedQueueCapacity()).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  void aCpuLaneIsSizedToTheCoresAndOversizingIsFlagged() throws Exception {
+    try (Lane lane = Lane.cpu("compute").threads(CORES * 4).cpuTiming(CpuTiming.everyTask()).build()) {
+      run(lane, 60, "hash", () -> Work.spinMillis(2));
+      SizingAdvice a = lane.sizingAdvice();
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.recommendedConcurrency()).isEqualTo(CORES);
+      assertThat(a.warnings()).anySatisfy(w -> assertThat(w).contains("threads on " + CORES + " cores"));
+    }
+  }
+
+  @Test
+  void refusesToAdviseOnTooFewSamples() throws Exception {
+    try (Lane lane = Lane.blocking("young", 2).cpuTiming(CpuTiming.everyTask()).build()) {
+      run(lane, 10, "", () -> {});
+      SizingAdvice a = lane.sizingAdvice();
+      assertThat(a.enoughData()).isFalse();
+      assertThat(a.samples()).isEqualTo(10);
+      assertThat(a.recommendedConcurrency()).isEqualTo(2);
+      assertThat(a.toText()).contains("no recommendation yet", "has 10 tasks with a CPU reading and needs at least 50");
+    }
+  }
+
+  @Test
+  void aMixedLaneIsFlaggedForSplitting() throws Exception {
+    try (Lane lane = Lane.blocking("mixed", 2).cpuTiming(CpuTiming.everyTask()).build()) {
+      run(lane, 30, "cpu", () -> Work.spinMillis(2));
+      run(lane, 30, "io", () -> sleepMillis(4));
+      SizingAdvice a = lane.sizingAdvice();
+      // Flagged by label, or (on a loaded machine, where spinning tasks also wait for a core) by
+      // the split of per-task W/C.
+      assertThat(a.warnings()).anySatisfy(w -> assertThat(w).contains("mixed lane", "split"));
+      assertThat(lane.stats().byLabel()).containsKeys("cpu", "io");
+    }
+  }
+
+  @Test
+  void aVirtualLaneWithoutCpuFiguresIsSizedByLittlesLaw() throws Exception {
+    try (Lane lane = Lane.virtual("api", 4).build()) {
+      run(lane, 60, "call", () -> sleepMillis(5));
+      SizingAdvice a = lane.sizingAdvice();
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.reasoning()).contains("virtual threads have none", "Little's law");
+      assertThat(Double.isNaN(a.blockingRatio())).isTrue();
+      assertThat(a.recommendedConcurrency()).isGreaterThanOrEqualTo(1);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.lanes.lab.report;
+
+import dev.lanes.TaskRecord;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Writes the figures CSV and the per-task CSV of an experiment. */
+public final class Csv {
+
+  /** The per-task header; the issue fixes it exactly. */
+  public static final String TASKS_HEADER =
+      "task_id,lane,label,thread,accepted_ns,started_ns,ended_ns,queue_wait_ms,run_ms,cpu_ms,outcome";
+
+  private Csv() {}
+
+  /** {@code figure,value} rows. */
+  public static void writeFigures(Path file, Map<String, Object> figures) throws IOException {
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write("figure,value\n");
+      for (Map.Entry<String, Object> e : figures.entrySet()) {
+        w.write(cell(e.getKey()) + "," + cell(format(e.getValue())) + "\n");
+      }
+    }
+  }
+
+  /**
+   * One row per task record, by lane then task id. {@code cpu_ms} is empty when the lane did not
+   * measure it (virtual threads have no CPU time in the JDK).
+   */
+  public static void writeTasks(Path file, List<TaskRecord> records) throws IOException {
+    List<TaskRecord> sorted =
+        records.stream()
+            .sorted(Comparator.comparing(TaskRecord::lane).thenComparingLong(TaskRecord::taskId))
+            .toList();
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write(TASKS_HEADER);
+      w.write('\n');
+      for (TaskRecord r : sorted) {
+        w.write(r.taskId() + "," + cell(r.lane()) + "," + cell(r.label()) + "," + cell(r.thread())
+            + "," + r.acceptedNanos() + "," + r.startedNanos() + "," + r.endedNanos() + ","
+            + ms(r.queueWaitNanos()) + "," + ms(r.runNanos()) + ","
+            + (r.cpuNanos() < 0 ? "" : ms(r.cpuNanos())) + "," + r.outcome().tag() + "\n");
+      }
+    }
+  }
+
+  static String format(Object value) {
+    if (value instanceof Double d) {
+      return String.format(Locale.ROOT, "%.3f", d);
+    }
+    return String.valueOf(value);
+  }
+
+  private static String ms(long nanos) {
+    return String.format(Locale.ROOT, "%.3f", nanos / 1e6);
+  }
+
+  static String cell(String s) {
+    if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0) {
+      return '"' + s.replace("\"", "\"\"") + '"';
+    }
+    return s;
+  }
+}

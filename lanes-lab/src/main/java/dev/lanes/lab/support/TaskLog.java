@@ -1,0 +1,34 @@
+package dev.lanes.lab.support;
+
+import dev.lanes.Lane;
+import dev.lanes.Subscription;
+import dev.lanes.TaskRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Collects the {@link TaskRecord}s of the lanes an experiment follows. Records arrive on the
+ * lanes' threads into a concurrent queue; {@link #records()} is read after the lanes are closed
+ * (close waits for every task, so every record has arrived).
+ */
+public final class TaskLog {
+
+  private final ConcurrentLinkedQueue<TaskRecord> records = new ConcurrentLinkedQueue<>();
+  private final List<Subscription> subscriptions = new ArrayList<>();
+
+  /** Follows {@code lane} and returns it. */
+  public Lane follow(Lane lane) {
+    subscriptions.add(lane.onTask(records::add));
+    return lane;
+  }
+
+  public List<TaskRecord> records() {
+    return new ArrayList<>(records);
+  }
+
+  /** The records of one lane. */
+  public List<TaskRecord> of(String lane) {
+    return records.stream().filter(r -> r.lane().equals(lane)).toList();
+  }
+}

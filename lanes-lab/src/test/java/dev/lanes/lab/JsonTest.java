@@ -1,0 +1,37 @@
+package dev.lanes.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.lab.report.Json;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class JsonTest {
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void escapesStringsAndWritesNumbersBooleansListsAndMaps() {
+    String tricky = "quote \" backslash \\ newline \n tab \t bell \u0007 é";
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("text", tricky);
+    m.put("int", 42L);
+    m.put("real", 1.25);
+    m.put("nan", Double.NaN);
+    m.put("yes", true);
+    m.put("list", List.of(1L, "two"));
+    m.put("empty", Map.of());
+
+    Map<String, Object> back = (Map<String, Object>) MiniJson.parse(Json.write(m));
+
+    assertThat(back).containsOnlyKeys("text", "int", "real", "nan", "yes", "list", "empty");
+    assertThat(back.get("text")).isEqualTo(tricky);
+    assertThat(back.get("int")).isEqualTo(42.0);
+    assertThat(back.get("real")).isEqualTo(1.25);
+    assertThat(back.get("nan")).isNull();
+    assertThat(back.get("yes")).isEqualTo(true);
+    assertThat(back.get("list")).isEqualTo(List.of(1.0, "two"));
+    assertThat(back.get("empty")).isEqualTo(Map.of());
+  }
+}

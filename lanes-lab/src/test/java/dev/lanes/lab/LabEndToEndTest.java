@@ -1,0 +1,168 @@
+package dev.lanes.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.lab.report.Csv;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs {@code lanes lab --quick} in-process into a temporary folder once, then checks the
+ * report's files and the shape of summary.json. Verdicts may go either way on a noisy machine;
+ * what is checked is that every experiment ran and reported what the issue requires.
+ */
+class LabEndToEndTest {
+
+  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9");
+
+  private static final Map<String, List<String>> NAMED_FIGURES = Map.of(
+      "E2", List.of("ms_1x", "ms_2x", "ms_4x", "ctx_1x", "ctx_2x", "ctx_4x"),
+      "E3", List.of("unbounded_oom", "bounded_survived", "bounded_rejected"),
+      "E5", List.of("shared_io_wait_p99_ms", "lanes_io_wait_p99_ms", "shared_total_ms", "lanes_total_ms"),
+      "E6", List.of("tasks", "cap", "spawn_then_throttle_peak_threads", "lanes_peak_threads",
+          "spawn_then_throttle_heap_mb", "lanes_heap_mb"),
+      "E7", List.of("plain_pool_hung", "detect_ms_1_thread", "detect_ms_9_threads"),
+      "E8", List.of("shared_fast_client_p99_ms", "shared_fast_server_run_p99_ms",
+          "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms"));
+
+  private static final Set<String> BOOLEAN_FIGURES =
+      Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung");
+
+  @TempDir static Path out;
+
+  private static int exitCode;
+  private static String stdout;
+  private static Map<String, Object> summary;
+
+  @BeforeAll
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  @SuppressWarnings("unchecked")
+  static void runQuickLab() throws IOException {
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    ByteArrayOutputStream e = new ByteArrayOutputStream();
+    exitCode = LabMain.run(new String[] {"--quick", "--out", out.toString(), "--seed", "7"},
+        new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
+    stdout = o.toString(StandardCharsets.UTF_8);
+    summary = (Map<String, Object>) MiniJson.parse(Files.readString(out.resolve("summary.json")));
+  }
+
+  @Test
+  void everyExperimentRanAndTheSummaryTableAndPathArePrinted() {
+    assertThat(exitCode).as(stdout).isZero();
+    for (String id : IDS) {
+      assertThat(stdout).contains("\n" + id + " ");
+    }
+    assertThat(stdout).contains("report: ").contains("index.html");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void summaryJsonHasTheRequiredShape() {
+    assertThat(summary).containsKeys("quick", "jdk", "cores", "experiments");
+    assertThat(summary.get("quick")).isEqualTo(Boolean.TRUE);
+    assertThat(summary.get("jdk")).isInstanceOf(String.class);
+    assertThat((Double) summary.get("cores")).isGreaterThanOrEqualTo(1);
+    List<Map<String, Object>> experiments = (List<Map<String, Object>>) summary.get("experiments");
+    assertThat(experiments).extracting(m -> m.get("id")).containsExactlyElementsOf(IDS);
+    for (Map<String, Object> e : experiments) {
+      String id = (String) e.get("id");
+      assertThat(e).as(id).containsKeys("id", "question", "holds", "verdict", "figures");
+      assertThat(e.get("question")).as(id).isInstanceOf(String.class);
+      assertThat((String) e.get("question")).as(id).isNotBlank();
+      assertThat(e.get("holds")).as(id).isInstanceOf(Boolean.class);
+      assertThat((String) e.get("verdict")).as(id).isNotBlank().doesNotStartWith("The experiment failed");
+      Map<String, Object> figures = (Map<String, Object>) e.get("figures");
+      assertThat(figures).as(id).isNotEmpty();
+      for (Map.Entry<String, Object> f : figures.entrySet()) {
+        assertThat(f.getValue()).as(id + " " + f.getKey()).isInstanceOfAny(Double.class, Boolean.class);
+      }
+      for (String name : NAMED_FIGURES.getOrDefault(id, List.of())) {
+        assertThat(figures).as(id).containsKey(name);
+        assertThat(figures.get(name)).as(id + " " + name)
+            .isInstanceOf(BOOLEAN_FIGURES.contains(name) ? Boolean.class : Double.class);
+      }
+    }
+  }
+
+  @Test
+  void indexHtmlShowsAChartPerExperimentAndNeedsNoNetwork() throws IOException {
+    String html = Files.readString(out.resolve("index.html"));
+    assertThat(html).doesNotContain("http://").doesNotContain("https://").doesNotContain("<script");
+    Matcher m = Pattern.compile("<img src=\"([^\"]+)\"").matcher(html);
+    Set<String> withChart = new HashSet<>();
+    while (m.find()) {
+      String src = m.group(1);
+      assertThat(out.resolve(src)).as(src).exists();
+      assertThat(Files.size(out.resolve(src))).as(src).isGreaterThan(1_000);
+      withChart.add(src.substring(0, src.indexOf('-')));
+    }
+    assertThat(withChart).containsAll(IDS);
+    for (String id : IDS) {
+      assertThat(html).contains("id=\"" + id + "\"");
+      assertThat(out.resolve(id + ".csv")).exists();
+    }
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void taskCsvsHaveTheExactHeaderAndOneRowPerTask() throws IOException {
+    for (String id : IDS) {
+      Path file = out.resolve(id + "-tasks.csv");
+      assertThat(file).as(id + " uses lanes, so it has a tasks CSV").exists();
+      List<String> lines = Files.readAllLines(file);
+      assertThat(lines.get(0)).isEqualTo(
+          "task_id,lane,label,thread,accepted_ns,started_ns,ended_ns,queue_wait_ms,run_ms,cpu_ms,outcome");
+      assertThat(lines.get(0)).isEqualTo(Csv.TASKS_HEADER);
+      Set<String> seen = new HashSet<>();
+      for (String row : lines.subList(1, lines.size())) {
+        String[] cells = row.split(",", -1);
+        assertThat(cells).as(id + ": " + row).hasSize(11);
+        assertThat(seen.add(cells[1] + "#" + cells[0])).as(id + " duplicate task " + row).isTrue();
+      }
+    }
+    List<Map<String, Object>> experiments = (List<Map<String, Object>>) summary.get("experiments");
+    Map<String, Map<String, Object>> figures = new java.util.HashMap<>();
+    for (Map<String, Object> e : experiments) {
+      figures.put((String) e.get("id"), (Map<String, Object>) e.get("figures"));
+    }
+    // Experiments whose task counts are known from their figures: every task has one row.
+    assertThat(rows("E2")).isEqualTo(
+        3 * number(figures.get("E2"), "rounds") * number(figures.get("E2"), "tasks"));
+    assertThat(rows("E5")).isEqualTo(2 * number(figures.get("E5"), "tasks"));
+    assertThat(rows("E6")).isEqualTo(2 * number(figures.get("E6"), "tasks"));
+    assertThat(rows("E8")).isEqualTo(
+        2 * (number(figures.get("E8"), "slow_requests") + number(figures.get("E8"), "fast_requests")));
+    assertThat(rows("E3")).isEqualTo(number(figures.get("E3"), "bounded_submitted"));
+  }
+
+  @Test
+  void virtualLaneRowsLeaveCpuEmptyAndPlatformRowsFillIt() throws IOException {
+    List<String> e6 = Files.readAllLines(out.resolve("E6-tasks.csv"));
+    assertThat(e6.subList(1, e6.size())).allSatisfy(r -> assertThat(r.split(",", -1)[9]).isEmpty());
+    List<String> e2 = Files.readAllLines(out.resolve("E2-tasks.csv"));
+    assertThat(e2.subList(1, e2.size())).allSatisfy(r -> assertThat(r.split(",", -1)[9]).isNotEmpty());
+  }
+
+  private static long rows(String id) throws IOException {
+    return Files.readAllLines(out.resolve(id + "-tasks.csv")).size() - 1L;
+  }
+
+  private static long number(Map<String, Object> figures, String name) {
+    return ((Double) figures.get(name)).longValue();
+  }
+}

@@ -1,0 +1,337 @@
+package dev.lanes.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.lanes.CpuTiming;
+import dev.lanes.HealthConfig;
+import dev.lanes.LaneHealth;
+import dev.lanes.Lane;
+import dev.lanes.Lanes;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class LanesMetricsTest {
+
+  private static final Set<String> EVERY_NAME =
+      Set.of(
+          "lanes.task.wait",
+          "lanes.task.run",
+          "lanes.task.cpu",
+          "lanes.tasks",
+          "lanes.queue.size",
+          "lanes.running",
+          "lanes.threads",
+          "lanes.capacity.remaining",
+          "lanes.saturated",
+          "lanes.saturated.time");
+
+  private static final int TASKS = 200;
+  private static final int FAILING = 7;
+
+  @Test
+  void everyLaneGetsEveryMeterWithTagsDescriptionAndUnit() {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (Lanes lanes =
+            Lanes.builder().lane(Lane.cpu("compute").threads(2)).lane(Lane.virtual("api", 4)).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).tags(Tags.of("app", "test")).build()) {
+      metrics.bindTo(registry);
+      for (String lane : List.of("compute", "api")) {
+        Set<String> names = new TreeSet<>();
+        for (Meter m : registry.getMeters()) {
+          if (lane.equals(m.getId().getTag("lane"))) {
+            names.add(m.getId().getName());
+            assertThat(m.getId().getTag("kind")).isEqualTo(lane.equals("api") ? "virtual" : "cpu");
+            assertThat(m.getId().getTag("app")).isEqualTo("test");
+            assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank();
+            if (!(m instanceof Timer)) {
+              // Timers take the registry's base time unit; everything else names its own.
+              assertThat(m.getId().getBaseUnit()).as(m.getId().getName()).isNotBlank();
+            }
+          }
+        }
+        assertThat(names).isEqualTo(new TreeSet<>(EVERY_NAME));
+      }
+      // One lanes.tasks counter per outcome.
+      assertThat(registry.find("lanes.tasks").tag("lane", "api").functionCounters())
+          .extracting(c -> c.getId().getTag("outcome"))
+          .containsExactlyInAnyOrder("completed", "failed", "cancelled", "rejected");
+    }
+  }
+
+  @Test
+  void timersAndCountersMatchTheLanesOwnFigures() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (Lane lane = Lane.blocking("db", 3).cpuTiming(CpuTiming.everyTask()).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      List<CompletableFuture<Void>> futures = new ArrayList<>();
+      for (int i = 0; i < TASKS; i++) {
+        boolean fail = i < FAILING;
+        futures.add(
+            lane.submit("work", () -> {
+              if (fail) {
+                throw new IllegalStateException("planned failure");
+              }
+            }));
+      }
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+          .handle((v, e) -> null)
+          .get(30, TimeUnit.SECONDS);
+
+      // Records are published just after each future completes: wait until all arrived.
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(timer(registry, "lanes.task.run", "db").count()).isEqualTo(TASKS));
+      assertThat(timer(registry, "lanes.task.wait", "db").count()).isEqualTo(TASKS);
+      assertThat(timer(registry, "lanes.task.cpu", "db").count()).isEqualTo(TASKS);
+      assertThat(counter(registry, "db", "completed")).isEqualTo(TASKS - FAILING);
+      assertThat(counter(registry, "db", "failed")).isEqualTo(FAILING);
+      assertThat(counter(registry, "db", "cancelled")).isZero();
+      assertThat(counter(registry, "db", "rejected")).isZero();
+
+      // The timer's total equals the lane's own sum of run times (both exact, in nanoseconds).
+      double lanesRunSeconds = lane.stats().sinceStart().busyNanos() / 1e9;
+      assertThat(timer(registry, "lanes.task.run", "db").totalTime(TimeUnit.SECONDS))
+          .isCloseTo(lanesRunSeconds, org.assertj.core.data.Offset.offset(1e-6));
+    }
+  }
+
+  @Test
+  void virtualLaneHasNoCpuSamples() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (Lane lane = Lane.virtual("calls", 8).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      for (int i = 0; i < 50; i++) {
+        lane.submit(() -> 1).get(30, TimeUnit.SECONDS);
+      }
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(timer(registry, "lanes.task.run", "calls").count()).isEqualTo(50));
+      assertThat(timer(registry, "lanes.task.cpu", "calls").count()).isZero();
+    }
+  }
+
+  @Test
+  void gaugesShowQueueRunningThreadsAndRemainingCapacity() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    try (Lane lane = Lane.blocking("one", 1).queueCapacity(4).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      lane.execute(() -> {
+        started.countDown();
+        awaitLatch(release);
+      });
+      started.await();
+      for (int i = 0; i < 4; i++) {
+        lane.execute(() -> {});
+      }
+      // The fifth waiting task does not fit: rejected.
+      assertThatThrownBy(() -> lane.execute(() -> {})).isInstanceOf(RejectedExecutionException.class);
+
+      assertThat(gauge(registry, "lanes.queue.size", "one")).isEqualTo(4);
+      assertThat(gauge(registry, "lanes.running", "one")).isEqualTo(1);
+      assertThat(gauge(registry, "lanes.threads", "one")).isEqualTo(1);
+      assertThat(gauge(registry, "lanes.capacity.remaining", "one")).isZero();
+      assertThat(gauge(registry, "lanes.saturated", "one")).isIn(0.0, 1.0);
+      assertThat(counter(registry, "one", "rejected")).isEqualTo(1);
+      assertThat(registry.get("lanes.saturated.time").tag("lane", "one").functionCounter().count())
+          .isGreaterThanOrEqualTo(0);
+
+      release.countDown();
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(gauge(registry, "lanes.queue.size", "one")).isZero());
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(counter(registry, "one", "completed")).isEqualTo(5));
+      assertThat(gauge(registry, "lanes.capacity.remaining", "one")).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void saturatedGaugeAndTimeFollowTheLanesHealth() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    HealthConfig quick = HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO);
+    try (Lane lane = Lane.blocking("tight", 1).queueCapacity(1).health(quick).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      assertThat(gauge(registry, "lanes.saturated", "tight")).isZero();
+      lane.execute(() -> {
+        started.countDown();
+        awaitLatch(release);
+      });
+      started.await();
+      lane.execute(() -> {});
+      assertThatThrownBy(() -> lane.execute(() -> {})).isInstanceOf(RejectedExecutionException.class);
+      // A rejection makes the lane REJECTING (worse than SATURATED) at the health monitor's next tick.
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(gauge(registry, "lanes.saturated", "tight")).isEqualTo(1.0));
+      assertThat(lane.health()).isGreaterThanOrEqualTo(LaneHealth.SATURATED);
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(registry.get("lanes.saturated.time").tag("lane", "tight").functionCounter().count())
+              .isPositive());
+      release.countDown();
+    }
+  }
+
+  @Test
+  void cancelledWhileQueuedIsCountedButNotTimed() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    try (Lane lane = Lane.blocking("one", 1).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      lane.execute(() -> {
+        started.countDown();
+        awaitLatch(release);
+      });
+      started.await();
+      CompletableFuture<?> queued = lane.submit(() -> {});
+      assertThat(queued.cancel(false)).isTrue();
+      release.countDown();
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(counter(registry, "one", "cancelled")).isEqualTo(1));
+      await().atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(timer(registry, "lanes.task.run", "one").count()).isEqualTo(1));
+      assertThat(timer(registry, "lanes.task.wait", "one").count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void followsLanesAddedAndRemoved() {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("first", 1)).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build()) {
+      metrics.bindTo(registry);
+      assertThat(laneTags(registry)).containsExactly("first");
+
+      lanes.add(Lane.blocking("second", 1));
+      assertThat(laneTags(registry)).containsExactlyInAnyOrder("first", "second");
+      assertThat(metrics.boundLanes()).containsExactlyInAnyOrder("first", "second");
+
+      lanes.remove("first");
+      assertThat(laneTags(registry)).containsExactly("second");
+      assertThat(metrics.boundLanes()).containsExactly("second");
+
+      // A new lane may take a removed lane's name; it gets fresh meters that read the new lane.
+      Lane again = lanes.add(Lane.blocking("first", 2));
+      assertThat(laneTags(registry)).containsExactlyInAnyOrder("first", "second");
+      assertThat(gauge(registry, "lanes.threads", "first")).isEqualTo(again.concurrencyLimit());
+    }
+  }
+
+  @Test
+  void aClosedLaneLosesItsMeters() {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    Lane lane = Lane.blocking("short-lived", 1).build();
+    try (LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
+      metrics.bindTo(registry);
+      assertThat(laneTags(registry)).containsExactly("short-lived");
+      lane.close();
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(registry.getMeters()).isEmpty());
+      assertThat(metrics.boundLanes()).isEmpty();
+    }
+  }
+
+  @Test
+  void closingTheBinderRemovesEveryMeterFromEveryRegistry() {
+    MeterRegistry one = new SimpleMeterRegistry();
+    MeterRegistry two = new SimpleMeterRegistry();
+    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("a", 1)).lane(Lane.cpu("b").threads(1)).build()) {
+      LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build();
+      metrics.bindTo(one);
+      metrics.bindTo(two);
+      metrics.bindTo(two); // twice is once
+      assertThat(one.getMeters()).hasSize(2 * (EVERY_NAME.size() + 3));
+      assertThat(two.getMeters()).hasSize(2 * (EVERY_NAME.size() + 3));
+      metrics.close();
+      assertThat(one.getMeters()).isEmpty();
+      assertThat(two.getMeters()).isEmpty();
+      // A lane added after close is not followed.
+      lanes.add(Lane.blocking("c", 1));
+      assertThat(one.getMeters()).isEmpty();
+      assertThatThrownBy(() -> metrics.bindTo(one)).hasMessageContaining("closed");
+    }
+  }
+
+  @Test
+  void badSettingsAreRefusedWithAReason() {
+    try (Lane lane = Lane.blocking("x", 1).build()) {
+      assertThatThrownBy(() -> LanesMetrics.builder(lane).tags(Tags.of("lane", "y")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("\"lane\"");
+      assertThatThrownBy(() -> LanesMetrics.builder(lane).statsMaxAge(Duration.ofSeconds(-1)))
+          .hasMessageContaining("statsMaxAge");
+    }
+  }
+
+  @Test
+  void oneStatsReadServesAScrapeWithinMaxAge() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    long[] now = {0};
+    try (Lane lane = Lane.blocking("cached", 1).build();
+        LanesMetrics metrics =
+            LanesMetrics.builder(lane).statsMaxAge(Duration.ofSeconds(1)).ticker(() -> now[0]).build()) {
+      metrics.bindTo(registry);
+      assertThat(counter(registry, "cached", "completed")).isZero();
+      lane.submit(() -> {}).get(30, TimeUnit.SECONDS);
+      await().atMost(Duration.ofSeconds(30)).until(() -> lane.stats().counts().completed() == 1);
+      assertThat(counter(registry, "cached", "completed")).as("still the cached snapshot").isZero();
+      now[0] += Duration.ofSeconds(1).toNanos();
+      assertThat(counter(registry, "cached", "completed")).isEqualTo(1);
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static LanesMetrics.Builder fresh(LanesMetrics.Builder b) {
+    return b.statsMaxAge(Duration.ZERO);
+  }
+
+  private static Set<String> laneTags(MeterRegistry registry) {
+    Set<String> out = new TreeSet<>();
+    registry.getMeters().forEach(m -> out.add(m.getId().getTag("lane")));
+    return out;
+  }
+
+  private static Timer timer(MeterRegistry registry, String name, String lane) {
+    return registry.get(name).tag("lane", lane).timer();
+  }
+
+  private static double gauge(MeterRegistry registry, String name, String lane) {
+    return registry.get(name).tag("lane", lane).gauge().value();
+  }
+
+  private static double counter(MeterRegistry registry, String lane, String outcome) {
+    FunctionCounter c = registry.get("lanes.tasks").tag("lane", lane).tag("outcome", outcome).functionCounter();
+    return c.count();
+  }
+
+  private static void awaitLatch(CountDownLatch latch) {
+    try {
+      if (!latch.await(60, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("test latch not released in 60 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,506 @@
+package dev.lanes.serve;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.lanes.Distribution;
+import dev.lanes.HealthConfig;
+import dev.lanes.Lane;
+import dev.lanes.LaneBuilder;
+import dev.lanes.LaneStats;
+import dev.lanes.Lanes;
+import dev.lanes.micrometer.LanesMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The demo server: a JDK {@link HttpServer} whose requests run on lanes.
+ *
+ * <ul>
+ *   <li>{@code --mode shared}: every application endpoint runs on one lane, {@code shared}, of
+ *       {@code threads} platform threads — the usual one-pool server. It is still a lane, so its
+ *       queue wait is measured: the figure a server's own latency metric leaves out.
+ *   <li>{@code --mode lanes}: each endpoint has its own lane ({@code fast}, {@code slow}, {@code
+ *       cpu}), and {@code /call} is staged: the call to the slow dependency on a capped virtual
+ *       lane {@code call}, then its CPU part on the {@code cpu} lane.
+ * </ul>
+ *
+ * In both modes the observation endpoints ({@code /}, {@code /stats.json}, {@code /metrics}) run
+ * on a small lane of their own, {@code admin}, so the server can be watched while it drowns, and
+ * requests are read and routed on a capped virtual lane, {@code http}.
+ *
+ * <p><b>Concurrency design.</b> The JDK server's one dispatcher thread accepts connections and
+ * hands each readable one to the {@code http} lane, whose virtual thread reads the request, checks
+ * it and hands it to the endpoint's lane with {@code execute}; a lane whose queue is full refuses
+ * at once (503), so reading never waits for work. The lane's task writes the answer and closes the exchange. Every
+ * lane and queue is bounded, and every {@code ms} is capped at {@link Requests#MAX_MS}, so no
+ * request can hold a thread longer than that (plus the delay server's answer for {@code /call}).
+ * {@link #close()} stops accepting, interrupts the lanes' tasks ({@code shutdownNow}) and waits
+ * for them; the sleeps and spins stop on interrupt.
+ */
+final class DemoServer implements AutoCloseable {
+
+  /** How the application endpoints map onto lanes. */
+  enum Mode {
+    SHARED,
+    LANES;
+
+    String tag() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * Validated settings.
+   *
+   * @param threads threads of the shared lane (shared mode) and of the slow lane (lanes mode)
+   * @param queueCapacity queue of each application lane
+   */
+  record Config(Mode mode, String bind, int port, int threads, int queueCapacity) {
+    static final int MAX_THREADS = 1_000;
+    static final int MAX_QUEUE = 100_000;
+
+    Config {
+      if (mode == null) {
+        throw new IllegalArgumentException("mode must be shared or lanes");
+      }
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
+      }
+      if (threads < 1 || threads > MAX_THREADS) {
+        throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + ", was " + threads);
+      }
+      if (queueCapacity < 1 || queueCapacity > MAX_QUEUE) {
+        throw new IllegalArgumentException(
+            "queue must be between 1 and " + MAX_QUEUE + ", was " + queueCapacity);
+      }
+      if (bind == null || bind.isBlank()) {
+        throw new IllegalArgumentException("bind must be an address, e.g. 127.0.0.1");
+      }
+    }
+  }
+
+  /** CPU milliseconds {@code /call} spends after the call, unless {@code cpu=} says otherwise. */
+  static final long DEFAULT_CALL_CPU_MS = 5;
+
+  private static final int BACKLOG = 1_024;
+  private static final int FAST_THREADS = 2;
+  private static final int CALL_CONCURRENCY = 100;
+  private static final int ADMIN_THREADS = 2;
+  private static final int ADMIN_QUEUE = 64;
+  private static final int DELAY_CONNECT_TIMEOUT_MS = 5_000;
+  /** Requests being read (headers parsed, routed) at once, and how many connections may wait. */
+  private static final int HTTP_READERS = 256;
+  private static final int HTTP_QUEUE = 1_024;
+  private static final Duration HTTP_SATURATED_WAIT = Duration.ofMillis(100);
+
+  private static final String PATHS = "/, /fast, /slow?ms=, /cpu?ms=, /call?ms=, /stats.json, /metrics";
+
+  private final Config config;
+  private final Lanes lanes;
+  private final Lane admin;
+  /** Stage label → lane, in route order (fast, slow, cpu, call or call.io, call.cpu). */
+  private final Map<String, Lane> laneByLabel;
+  private final EndpointBook book;
+  private final PrometheusMeterRegistry registry;
+  private final LanesMetrics metrics;
+  private final DelayServer delay;
+  private final HttpServer http;
+  private final byte[] page;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AtomicBoolean closing = new AtomicBoolean();
+
+  private DemoServer(Config config) throws IOException {
+    this.config = config;
+    this.page = loadPage();
+    Lanes.Builder b = Lanes.builder();
+    if (config.mode() == Mode.SHARED) {
+      b.lane(app(Lane.blocking("shared", config.threads())));
+    } else {
+      b.lane(app(Lane.blocking("fast", FAST_THREADS)))
+          .lane(app(Lane.blocking("slow", config.threads())))
+          .lane(app(Lane.cpu("cpu")))
+          .lane(app(Lane.virtual("call", CALL_CONCURRENCY)));
+    }
+    b.lane(Lane.blocking("admin", ADMIN_THREADS).queueCapacity(ADMIN_QUEUE).daemon(true)
+        .exceptionHandler(DemoServer::taskFailed));
+    // Reading a request takes microseconds, so the default wait-versus-run rule would call this
+    // lane saturated on scheduler jitter; it is flagged only when requests wait to be read.
+    b.lane(Lane.virtual("http", HTTP_READERS).queueCapacity(HTTP_QUEUE).exceptionHandler(DemoServer::taskFailed)
+        .health(HealthConfig.defaults().withFixedWaitThreshold(HTTP_SATURATED_WAIT)));
+    this.lanes = b.build();
+    this.admin = lanes.lane("admin");
+    Lane httpLane = lanes.lane("http");
+
+    Map<String, Lane> routes = new LinkedHashMap<>();
+    if (config.mode() == Mode.SHARED) {
+      Lane shared = lanes.lane("shared");
+      for (String label : List.of("fast", "slow", "cpu", "call")) {
+        routes.put(label, shared);
+      }
+    } else {
+      routes.put("fast", lanes.lane("fast"));
+      routes.put("slow", lanes.lane("slow"));
+      routes.put("cpu", lanes.lane("cpu"));
+      routes.put("call.io", lanes.lane("call"));
+      routes.put("call.cpu", lanes.lane("cpu"));
+    }
+    this.laneByLabel = routes;
+    Map<String, String> names = new LinkedHashMap<>();
+    routes.forEach((label, lane) -> names.put(label, lane.name()));
+    this.book = new EndpointBook(names, System::nanoTime);
+    for (Lane l : lanes.all()) {
+      if (l != admin && l != httpLane) {
+        book.follow(l);
+      }
+    }
+
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.metrics = LanesMetrics.of(lanes);
+    metrics.bindTo(registry);
+
+    DelayServer d = null;
+    HttpServer h = null;
+    try {
+      d = new DelayServer();
+      h = HttpServer.create(new InetSocketAddress(InetAddress.getByName(config.bind()), config.port()), BACKLOG);
+      h.createContext("/", this::route);
+      // Reading a request blocks until its headers arrived, so it happens on the capped virtual
+      // "http" lane, never on the dispatcher: a stalled client holds one virtual thread, not the
+      // server. When that lane is full, the JDK server closes the new connection.
+      h.setExecutor(httpLane);
+      h.start();
+    } catch (IOException | RuntimeException e) {
+      if (d != null) {
+        d.close();
+      }
+      metrics.close();
+      shutdownLanes();
+      throw e;
+    }
+    this.delay = d;
+    this.http = h;
+  }
+
+  private LaneBuilder app(LaneBuilder lane) {
+    return lane.queueCapacity(config.queueCapacity()).daemon(true).exceptionHandler(DemoServer::taskFailed);
+  }
+
+  /** Starts a server; {@code port} 0 picks a free port ({@link #port()}). */
+  static DemoServer start(Config config) throws IOException {
+    return new DemoServer(config);
+  }
+
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  String url() {
+    InetSocketAddress a = http.getAddress();
+    String host = a.getAddress().getHostAddress();
+    return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+
+  Config config() {
+    return config;
+  }
+
+  Lanes lanes() {
+    return lanes;
+  }
+
+  /** Blocks until {@link #close()} ran. */
+  void awaitClose() throws InterruptedException {
+    stopped.await();
+  }
+
+  // ------------------------------------------------------------------ routing
+
+  private void route(HttpExchange ex) {
+    String path = ex.getRequestURI().getPath();
+    String method = ex.getRequestMethod();
+    try {
+      if (path.equals("/stats/reset")) {
+        if (!method.equals("POST")) {
+          ex.getResponseHeaders().set("Allow", "POST");
+          throw new Requests.BadRequest(405, "use POST for /stats/reset");
+        }
+        book.reset();
+        Requests.send(ex, 200, "endpoint figures reset");
+        return;
+      }
+      if (!method.equals("GET") && !method.equals("HEAD")) {
+        ex.getResponseHeaders().set("Allow", "GET, HEAD");
+        throw new Requests.BadRequest(405, method + " not allowed; use GET");
+      }
+      URI uri = ex.getRequestURI();
+      switch (path) {
+        case "/fast" -> onLane(ex, "fast", () -> Requests.send(ex, 200, "fast"));
+        case "/slow" -> {
+          long ms = Requests.millis(uri, "ms", Requests.MAX_MS);
+          onLane(ex, "slow", () -> {
+            sleep(ms);
+            Requests.send(ex, 200, "slept " + ms + " ms");
+          });
+        }
+        case "/cpu" -> {
+          long ms = Requests.millis(uri, "ms", Requests.MAX_MS);
+          onLane(ex, "cpu", () -> Requests.send(ex, 200, "spun " + ms + " ms (" + spin(ms) + ")"));
+        }
+        case "/call" -> {
+          long ms = Requests.millis(uri, "ms", Requests.MAX_MS);
+          long cpu = Requests.millis(uri, "cpu", Requests.MAX_MS, DEFAULT_CALL_CPU_MS);
+          call(ex, ms, cpu);
+        }
+        case "/stats.json" -> onAdmin(ex, "stats", () ->
+            Requests.send(ex, 200, "application/json", statsJson().getBytes(StandardCharsets.UTF_8)));
+        case "/metrics" -> onAdmin(ex, "metrics", () ->
+            Requests.send(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
+                registry.scrape().getBytes(StandardCharsets.UTF_8)));
+        case "/" -> onAdmin(ex, "page", () -> Requests.send(ex, 200, "text/html; charset=utf-8", page));
+        default -> throw new Requests.BadRequest(404, "no such path " + shorten(path) + "; try " + PATHS);
+      }
+    } catch (Requests.BadRequest e) {
+      Requests.send(ex, e.status(), e.getMessage());
+    } catch (RuntimeException e) {
+      Requests.send(ex, 500, "internal error: " + e);
+    }
+  }
+
+  private void call(HttpExchange ex, long ms, long cpu) {
+    if (config.mode() == Mode.SHARED) {
+      onLane(ex, "call", () -> {
+        callDelayServer(ms);
+        Requests.send(ex, 200, "called (" + ms + " ms), then spun " + cpu + " ms (" + spin(cpu) + ")");
+      });
+      return;
+    }
+    // Staged: the wait for the dependency on the virtual "call" lane, the computing on "cpu".
+    onLane(ex, "call.io", () -> {
+      callDelayServer(ms);
+      onLane(ex, "call.cpu", () ->
+          Requests.send(ex, 200, "called (" + ms + " ms), then spun " + cpu + " ms (" + spin(cpu) + ")"));
+    });
+  }
+
+  /** Runs {@code work} on the stage's lane; answers 503 if the lane refuses, 500 if work throws. */
+  private void onLane(HttpExchange ex, String label, Runnable work) {
+    submit(laneByLabel.get(label), label, ex, work);
+  }
+
+  private void onAdmin(HttpExchange ex, String label, Runnable work) {
+    submit(admin, label, ex, work);
+  }
+
+  private static void submit(Lane lane, String label, HttpExchange ex, Runnable work) {
+    try {
+      lane.execute(label, () -> {
+        try {
+          work.run();
+        } catch (RuntimeException e) {
+          Requests.send(ex, e instanceof Stopping ? 503 : 500, firstLine(e.getMessage()));
+          throw e; // counted as failed by the lane; its handler prints one line
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      Requests.send(ex, 503, "lane \"" + lane.name() + "\" refused the request: " + firstLine(e.getMessage()));
+    }
+  }
+
+  // ------------------------------------------------------------------ work
+
+  private static final class Stopping extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Stopping() {
+      super("server stopping", null, false, false);
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Stopping();
+    }
+  }
+
+  /** Spins for {@code ms} of wall time (stops early on interrupt); returns a checksum. */
+  static long spin(long ms) {
+    long end = System.nanoTime() + ms * 1_000_000L;
+    long x = 17;
+    while (System.nanoTime() < end) {
+      for (int i = 0; i < 1_000; i++) {
+        x = x * 6364136223846793005L + 1442695040888963407L;
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        throw new Stopping();
+      }
+    }
+    return x & 0xffff;
+  }
+
+  private void callDelayServer(long ms) {
+    HttpURLConnection c = null;
+    try {
+      c = (HttpURLConnection) URI.create(delay.url() + "/delay?ms=" + ms).toURL().openConnection();
+      c.setConnectTimeout(DELAY_CONNECT_TIMEOUT_MS);
+      c.setReadTimeout((int) (ms + DELAY_CONNECT_TIMEOUT_MS));
+      int status = c.getResponseCode();
+      try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
+        if (in != null) {
+          in.readAllBytes();
+        }
+      }
+      if (status != 200) {
+        throw new IllegalStateException("delay server answered " + status);
+      }
+    } catch (IOException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new Stopping();
+      }
+      throw new UncheckedIOException("delay server call failed: " + e.getMessage(), e);
+    } finally {
+      if (c != null && Thread.currentThread().isInterrupted()) {
+        c.disconnect();
+      }
+    }
+  }
+
+  private static void taskFailed(Thread t, Throwable e) {
+    if (!(e instanceof Stopping)) {
+      System.err.println("lanes-serve: " + t.getName() + ": " + firstLine(String.valueOf(e)));
+    }
+  }
+
+  // ------------------------------------------------------------------ figures
+
+  /** Every lane's figures and every endpoint stage's figures since the last reset, times in ms. */
+  String statsJson() {
+    StringBuilder s = new StringBuilder(4_096);
+    s.append("{\"mode\":").append(Json.quote(config.mode().tag()));
+    s.append(",\"endpointWindowMs\":").append(Json.number(book.windowNanos() / 1e6));
+    s.append(",\"lanes\":[");
+    List<String> parts = new ArrayList<>();
+    for (Lane lane : lanes.all()) {
+      parts.add(laneJson(lane.stats()));
+    }
+    s.append(String.join(",", parts)).append("],\"endpoints\":[");
+    parts.clear();
+    for (EndpointBook.Figures f : book.figures(List.copyOf(laneByLabel.keySet()))) {
+      parts.add("{\"label\":" + Json.quote(f.label()) + ",\"lane\":" + Json.quote(f.lane())
+          + ",\"tasks\":" + f.tasks() + ",\"failed\":" + f.failed() + ",\"rejected\":" + f.rejected()
+          + ",\"wait\":" + summaryJson(f.queueWait()) + ",\"run\":" + summaryJson(f.runTime()) + "}");
+    }
+    return s.append(String.join(",", parts)).append("]}").toString();
+  }
+
+  private static String laneJson(LaneStats st) {
+    var c = st.counts();
+    return "{\"name\":" + Json.quote(st.lane())
+        + ",\"kind\":" + Json.quote(st.kind().tag())
+        + ",\"state\":" + Json.quote(st.state())
+        + ",\"health\":" + Json.quote(st.health().name())
+        + ",\"limit\":" + st.concurrencyLimit()
+        + ",\"queueCapacity\":" + st.queueCapacity()
+        + ",\"queued\":" + st.queued()
+        + ",\"running\":" + st.running()
+        + ",\"threads\":" + st.threads()
+        + ",\"submitted\":" + c.submitted()
+        + ",\"completed\":" + c.completed()
+        + ",\"failed\":" + c.failed()
+        + ",\"cancelled\":" + c.cancelled()
+        + ",\"rejected\":" + c.rejected()
+        + ",\"utilisation\":" + Json.number(st.utilisation())
+        + ",\"saturatedMs\":" + Json.number(st.saturatedNanos() / 1e6)
+        + ",\"wait\":" + distJson(st.sinceStart().queueWait())
+        + ",\"run\":" + distJson(st.sinceStart().runTime())
+        + ",\"cpu\":" + distJson(st.sinceStart().cpuTime())
+        + ",\"recentWait\":" + distJson(st.recent().queueWait())
+        + ",\"recentRun\":" + distJson(st.recent().runTime())
+        + "}";
+  }
+
+  private static String distJson(Distribution d) {
+    return "{\"count\":" + d.count() + ",\"p50\":" + Json.number(d.p50Millis())
+        + ",\"p99\":" + Json.number(d.p99Millis()) + ",\"max\":" + Json.number(d.maxMillis())
+        + ",\"mean\":" + Json.number(d.meanMillis()) + "}";
+  }
+
+  private static String summaryJson(EndpointBook.Summary d) {
+    return "{\"count\":" + d.count() + ",\"p50\":" + Json.number(d.p50()) + ",\"p99\":" + Json.number(d.p99())
+        + ",\"max\":" + Json.number(d.max()) + ",\"mean\":" + Json.number(d.mean()) + "}";
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  @Override
+  public void close() {
+    if (!closing.compareAndSet(false, true)) {
+      awaitStopped();
+      return;
+    }
+    try {
+      http.stop(0);
+      delay.close();
+      shutdownLanes();
+      book.close();
+      metrics.close();
+      registry.close();
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private void awaitStopped() {
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void shutdownLanes() {
+    lanes.all().forEach(Lane::shutdownNow);
+    lanes.close();
+  }
+
+  private static byte[] loadPage() throws IOException {
+    try (InputStream in = DemoServer.class.getResourceAsStream("live.html")) {
+      if (in == null) {
+        throw new IOException("lanes-serve: live.html missing from the jar");
+      }
+      return in.readAllBytes();
+    }
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static String shorten(String s) {
+    String oneLine = s.replaceAll("[\\p{Cntrl}]", "?");
+    return oneLine.length() <= 60 ? oneLine : oneLine.substring(0, 60) + "...";
+  }
+}

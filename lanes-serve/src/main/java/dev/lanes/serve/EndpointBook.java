@@ -1,0 +1,161 @@
+package dev.lanes.serve;
+
+import dev.lanes.Lane;
+import dev.lanes.Subscription;
+import dev.lanes.TaskOutcome;
+import dev.lanes.TaskRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Queue wait and run time per endpoint stage, from the lanes' own {@link TaskRecord}s: the server
+ * labels every task with its stage ({@code fast}, {@code slow}, {@code call.io}, ...), and this
+ * book keeps one pair of histograms per label. Unlike a lane's since-start figures, these can be
+ * reset ({@code POST /stats/reset}), so that the load generator reads the figures of its own run.
+ *
+ * <p><b>Concurrency design.</b> Records arrive on the lanes' worker threads. The set of labels is
+ * fixed at construction (the server's routes), so {@code books} is an immutable map and each
+ * {@link Book} is guarded by its own lock (short critical sections: two histogram records). A
+ * reset takes each book's lock in turn, so a read right after a reset may mix books reset a few
+ * microseconds apart — fine for a demo. {@code resetAt} is volatile.
+ */
+final class EndpointBook implements AutoCloseable {
+
+  /** Longest time a histogram tracks (longer values are clamped): one hour. */
+  private static final long MAX_TRACKED_NANOS = 3_600_000_000_000L;
+
+  private final Map<String, Book> books;
+  private final List<Subscription> subscriptions = new ArrayList<>();
+  private final LongSupplier ticker;
+  private volatile long resetAtNanos;
+
+  EndpointBook(Map<String, String> laneByLabel, LongSupplier ticker) {
+    Map<String, Book> m = new LinkedHashMap<>();
+    laneByLabel.forEach((label, lane) -> m.put(label, new Book(label, lane)));
+    this.books = Map.copyOf(m);
+    this.ticker = ticker;
+    this.resetAtNanos = ticker.getAsLong();
+  }
+
+  /** Starts listening to {@code lane}'s task records. */
+  void follow(Lane lane) {
+    subscriptions.add(lane.onTask(this::record));
+  }
+
+  private void record(TaskRecord r) {
+    Book b = books.get(r.label());
+    if (b != null) {
+      b.add(r);
+    }
+  }
+
+  void reset() {
+    resetAtNanos = ticker.getAsLong();
+    books.values().forEach(Book::reset);
+  }
+
+  /** Nanoseconds since the last reset (or since start). */
+  long windowNanos() {
+    return ticker.getAsLong() - resetAtNanos;
+  }
+
+  /** Figures per label, in route order. */
+  List<Figures> figures(List<String> order) {
+    List<Figures> out = new ArrayList<>();
+    for (String label : order) {
+      Book b = books.get(label);
+      if (b != null) {
+        out.add(b.figures());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    subscriptions.forEach(Subscription::close);
+  }
+
+  /** Summary in milliseconds. */
+  record Summary(long count, double p50, double p99, double max, double mean) {}
+
+  /** One label's figures since the last reset. */
+  record Figures(String label, String lane, long tasks, long failed, long rejected, Summary queueWait, Summary runTime) {}
+
+  private static final class Book {
+    final String label;
+    final String lane;
+    final ReentrantLock lock = new ReentrantLock();
+    final Histogram wait = new Histogram(MAX_TRACKED_NANOS, 2);
+    final Histogram run = new Histogram(MAX_TRACKED_NANOS, 2);
+    long failed;
+    long rejected;
+
+    Book(String label, String lane) {
+      this.label = label;
+      this.lane = lane;
+    }
+
+    void add(TaskRecord r) {
+      lock.lock();
+      try {
+        if (r.outcome() == TaskOutcome.REJECTED) {
+          rejected++;
+          return;
+        }
+        if (r.startedNanos() < 0) {
+          return; // cancelled before it ran: no timing, as in the lane's own figures
+        }
+        if (r.outcome() == TaskOutcome.FAILED) {
+          failed++;
+        }
+        wait.recordValue(clamp(r.queueWaitNanos()));
+        run.recordValue(clamp(r.runNanos()));
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    void reset() {
+      lock.lock();
+      try {
+        wait.reset();
+        run.reset();
+        failed = 0;
+        rejected = 0;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    Figures figures() {
+      lock.lock();
+      try {
+        return new Figures(label, lane, wait.getTotalCount(), failed, rejected, summary(wait), summary(run));
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    private static Summary summary(Histogram h) {
+      if (h.getTotalCount() == 0) {
+        return new Summary(0, 0, 0, 0, 0);
+      }
+      return new Summary(
+          h.getTotalCount(),
+          h.getValueAtPercentile(50) / 1e6,
+          h.getValueAtPercentile(99) / 1e6,
+          h.getMaxValue() / 1e6,
+          h.getMean() / 1e6);
+    }
+
+    private static long clamp(long nanos) {
+      return Math.min(Math.max(0, nanos), MAX_TRACKED_NANOS);
+    }
+  }
+}

@@ -1,0 +1,199 @@
+package dev.lanes.serve;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Entry point of {@code lanes-serve.jar}: {@code serve} starts the demo server, {@code load}
+ * drives it. The {@code ./lanes serve} and {@code ./lanes load} launcher commands call these.
+ */
+@Command(
+    name = "lanes",
+    mixinStandardHelpOptions = true,
+    version = "lanes-serve 0.1.0",
+    description = "The lanes demo server and its load generator.",
+    subcommands = {ServeMain.Serve.class, ServeMain.Load.class})
+public final class ServeMain implements Runnable {
+
+  /** Exit status for bad input (as picocli uses for usage errors). */
+  static final int BAD_INPUT = 2;
+
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new ServeMain());
+    cl.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof IllegalArgumentException) {
+        line.getErr().println("lanes " + line.getCommandName() + ": " + e.getMessage());
+        return BAD_INPUT;
+      }
+      if (e instanceof IOException) {
+        line.getErr().println("lanes " + line.getCommandName() + ": " + e.getMessage());
+        return 1;
+      }
+      throw e;
+    });
+    return cl;
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "say serve or load (see --help)");
+  }
+
+  @Command(
+      name = "serve",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Starts the demo HTTP server: /fast, /slow?ms=, /cpu?ms=, /call?ms=[&cpu=], /stats.json,"
+            + " /metrics (Prometheus) and a live page at /.",
+        "Runs until Ctrl-C."
+      })
+  static final class Serve implements Callable<Integer> {
+
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--mode", defaultValue = "lanes", paramLabel = "shared|lanes",
+        description = "shared: every endpoint on one pool of --threads threads; lanes: a lane per endpoint,"
+            + " /call staged over an IO lane and the CPU lane (default: ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(names = "--port", defaultValue = "8080", description = "TCP port, 0 for any free one (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
+        description = "Address to listen on (default: ${DEFAULT-VALUE}). UNSAFE beyond loopback: the server"
+            + " has no authentication and burns CPU and threads on request.")
+    String bind;
+
+    @Option(names = "--threads", defaultValue = "16",
+        description = "Threads of the shared pool (shared mode) or of the slow lane (lanes mode), 1 to 1000"
+            + " (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--queue", defaultValue = "1000",
+        description = "Queue capacity of each endpoint lane, 1 to 100000; a full queue answers 503"
+            + " (default: ${DEFAULT-VALUE}).")
+    int queue;
+
+    @Override
+    public Integer call() throws Exception {
+      DemoServer.Config config = new DemoServer.Config(parseMode(mode), bind, port, threads, queue);
+      PrintWriter out = spec.commandLine().getOut();
+      if (!LoadGenerator.isLoopback(bind)) {
+        spec.commandLine().getErr().println("lanes serve: WARNING: listening on " + bind
+            + ", beyond loopback; anyone who can reach it can make it burn CPU and threads.");
+      }
+      DemoServer server = DemoServer.start(config);
+      Thread hook = new Thread(server::close, "lanes-serve-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      out.printf(Locale.ROOT, "lanes serve: mode %s on %s  (lanes: %s)%n", config.mode().tag(), server.url(),
+          String.join(", ", server.lanes().names()));
+      out.printf(Locale.ROOT, "  live page %s/   figures %s/stats.json   Prometheus %s/metrics%n",
+          server.url(), server.url(), server.url());
+      out.printf(Locale.ROOT, "  try: ./lanes load --url %s --scenario noisy-neighbour   (Ctrl-C stops)%n", server.url());
+      out.flush();
+      server.awaitClose();
+      return 0;
+    }
+
+    static DemoServer.Mode parseMode(String mode) {
+      return switch (mode.toLowerCase(Locale.ROOT)) {
+        case "shared" -> DemoServer.Mode.SHARED;
+        case "lanes" -> DemoServer.Mode.LANES;
+        default -> throw new IllegalArgumentException("--mode must be shared or lanes, was \"" + mode + "\"");
+      };
+    }
+  }
+
+  @Command(
+      name = "load",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Drives the demo server with a bounded scenario and prints, per endpoint, the latency the client"
+            + " saw beside the server's queue-wait and run-time figures for the same requests.",
+        "Scenarios: noisy-neighbour (a burst of slow requests, a pause, a burst of fast ones)."
+      })
+  static final class Load implements Callable<Integer> {
+
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--url", defaultValue = "http://127.0.0.1:8080",
+        description = "The server (default: ${DEFAULT-VALUE}); loopback only unless --allow-remote.")
+    String url;
+
+    @Option(names = "--scenario", defaultValue = "noisy-neighbour", description = "Scenario name (default: ${DEFAULT-VALUE}).")
+    String scenario;
+
+    @Option(names = "--slow-count", defaultValue = "200", description = "Slow requests, 1 to 10000 (default: ${DEFAULT-VALUE}).")
+    int slowCount;
+
+    @Option(names = "--slow-ms", defaultValue = "1000", description = "How long each slow request sleeps on the server,"
+        + " 0 to 10000 ms (default: ${DEFAULT-VALUE}).")
+    long slowMs;
+
+    @Option(names = "--slow-rate", defaultValue = "1000", description = "Slow requests sent per second, 1 to 100000"
+        + " (default: ${DEFAULT-VALUE}).")
+    int slowRate;
+
+    @Option(names = "--pause-ms", defaultValue = "500", description = "Pause between the bursts, 0 to 60000 ms"
+        + " (default: ${DEFAULT-VALUE}).")
+    long pauseMs;
+
+    @Option(names = "--fast-count", defaultValue = "200", description = "Fast requests, 1 to 10000 (default: ${DEFAULT-VALUE}).")
+    int fastCount;
+
+    @Option(names = "--fast-rate", defaultValue = "1000", description = "Fast requests sent per second, 1 to 100000"
+        + " (default: ${DEFAULT-VALUE}).")
+    int fastRate;
+
+    @Option(names = "--max-in-flight", defaultValue = "1000", description = "Most requests outstanding at once,"
+        + " 1 to 5000 (default: ${DEFAULT-VALUE}).")
+    int maxInFlight;
+
+    @Option(names = "--max-seconds", defaultValue = "60", description = "The whole run ends by then, 1 to 600;"
+        + " what is still outstanding is aborted (default: ${DEFAULT-VALUE}).")
+    int maxSeconds;
+
+    @Option(names = "--allow-remote", description = "Allow a host other than loopback.")
+    boolean allowRemote;
+
+    @Option(names = "--no-reset", description = "Do not reset the server's endpoint figures before the run.")
+    boolean noReset;
+
+    /** The last run's result (for tests that go through the command line). */
+    LoadResult result;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!Scenario.NAMES.contains(scenario)) {
+        throw new IllegalArgumentException("unknown scenario \"" + scenario + "\"; known: " + String.join(", ", Scenario.NAMES));
+      }
+      URI uri;
+      try {
+        uri = new URI(url);
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("--url is not a URL: " + e.getMessage());
+      }
+      LoadGenerator.Options options = new LoadGenerator.Options(uri, maxInFlight, maxSeconds, allowRemote, !noReset);
+      Scenario s = Scenario.noisyNeighbour(slowCount, slowMs, slowRate, pauseMs, fastCount, fastRate);
+      result = LoadGenerator.run(s, options);
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(result.toText());
+      out.flush();
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package dev.lanes.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.lanes.LaneStats;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Renders the live page in headless Chromium (Debian's {@code chromium}; {@code .ci/run} installs
+ * it) and checks that the lane table shows the server's real figures. Without Chromium this test
+ * fails, on purpose: a skipped browser test would hide a broken page.
+ */
+class LivePageBrowserTest {
+
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final long BROWSER_TIMEOUT_SECONDS = 90;
+  private static final int FAST_REQUESTS = 5;
+  private static final int SLOW_REQUESTS = 3;
+  private static final long SLOW_MS = 20;
+
+  private static final Pattern ROW = Pattern.compile("<tr data-lane=\"([^\"]+)\">(.*?)</tr>");
+  private static final Pattern CELL = Pattern.compile("<td class=\"([^\"]+)\">([^<]*)</td>");
+
+  @Test
+  void theLaneTableShowsRealFigures(@TempDir Path tmp) throws Exception {
+    Path chromium = findChromium();
+    try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.LANES, "127.0.0.1", 0, 2, 100));
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      for (int i = 0; i < FAST_REQUESTS; i++) {
+        assertThat(get(client, server.url() + "/fast")).isEqualTo(200);
+      }
+      for (int i = 0; i < SLOW_REQUESTS; i++) {
+        assertThat(get(client, server.url() + "/slow?ms=" + SLOW_MS)).isEqualTo(200);
+      }
+      // Every task's figures are in before the browser looks.
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+          server.lanes().lane("slow").stats().sinceStart().runTime().count() == SLOW_REQUESTS
+              && server.lanes().lane("fast").stats().sinceStart().runTime().count() == FAST_REQUESTS);
+
+      String dom = dumpDom(chromium, server.url() + "/", tmp);
+      Map<String, Map<String, String>> rows = laneRows(dom);
+      assertThat(rows.keySet()).as("lane rows in the rendered page").containsExactly("fast", "slow", "cpu", "call", "admin", "http");
+      assertThat(dom).contains("data-state=\"ok\"");
+
+      Map<String, String> fast = rows.get("fast");
+      Map<String, String> slow = rows.get("slow");
+      assertThat(fast.get("completed")).isEqualTo(String.valueOf(FAST_REQUESTS));
+      assertThat(slow.get("completed")).isEqualTo(String.valueOf(SLOW_REQUESTS));
+      assertThat(fast.get("kind")).isEqualTo("blocking");
+      // A slow request slept SLOW_MS, so its run time cannot be shorter; the wait sits beside it.
+      assertThat(Double.parseDouble(slow.get("run-p50 run"))).isGreaterThanOrEqualTo(SLOW_MS);
+      assertThat(slow.get("wait-p50 wait")).matches("\\d+(\\.\\d+)?");
+      // The page shows the lane's own figures (since start, stable once the lane is idle).
+      LaneStats s = server.lanes().lane("slow").stats();
+      assertThat(Double.parseDouble(slow.get("run-p50 run")))
+          .isCloseTo(s.sinceStart().runTime().p50Millis(), org.assertj.core.data.Offset.offset(0.51));
+      assertThat(Double.parseDouble(fast.get("wait-p50 wait")))
+          .isCloseTo(server.lanes().lane("fast").stats().sinceStart().queueWait().p50Millis(),
+              org.assertj.core.data.Offset.offset(0.51));
+      // Lanes with no tasks yet show a dash, not a made-up zero.
+      assertThat(rows.get("cpu").get("run-p50 run")).isEqualTo("-");
+    }
+  }
+
+  private static Path findChromium() {
+    if (Files.isExecutable(CHROMIUM)) {
+      return CHROMIUM;
+    }
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      Path p = Path.of(dir, "chromium");
+      if (!dir.isEmpty() && Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    return fail("Chromium not found at " + CHROMIUM + " or on PATH: install Debian's chromium package"
+        + " (apt-get install -y chromium); .ci/run installs it when missing. This browser test does not skip.");
+  }
+
+  private static String dumpDom(Path chromium, String url, Path tmp) throws IOException, InterruptedException {
+    Path profile = Files.createDirectories(tmp.resolve("profile"));
+    Path out = tmp.resolve("dom.html");
+    Path err = tmp.resolve("chromium.err");
+    List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--user-data-dir=" + profile, "--virtual-time-budget=5000", "--dump-dom", url));
+    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    try {
+      if (!p.waitFor(BROWSER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        fail("chromium did not finish in " + BROWSER_TIMEOUT_SECONDS + " s; stderr:\n" + tail(err));
+      }
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+    if (p.exitValue() != 0) {
+      fail("chromium exited with " + p.exitValue() + "; stderr:\n" + tail(err));
+    }
+    String dom = Files.readString(out);
+    if (!dom.contains("<table id=\"lanes\">")) {
+      fail("chromium's DOM has no lane table; stderr:\n" + tail(err) + "\nDOM:\n" + dom);
+    }
+    return dom;
+  }
+
+  private static Map<String, Map<String, String>> laneRows(String dom) {
+    Map<String, Map<String, String>> rows = new java.util.LinkedHashMap<>();
+    Matcher r = ROW.matcher(dom);
+    while (r.find()) {
+      Map<String, String> cells = new HashMap<>();
+      Matcher c = CELL.matcher(r.group(2));
+      while (c.find()) {
+        cells.put(c.group(1), c.group(2));
+      }
+      rows.put(r.group(1), cells);
+    }
+    return rows;
+  }
+
+  private static int get(HttpClient client, String url) throws IOException, InterruptedException {
+    return client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  private static String tail(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return "(none)";
+    }
+    List<String> lines = Files.readAllLines(p);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+  }
+}
