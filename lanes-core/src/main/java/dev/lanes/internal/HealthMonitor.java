@@ -425,7 +425,7 @@ final class HealthMonitor {
         // not pick up (and run) a task another waiter is about to be failed for.
         List<TaskEnvelope> claimed = new ArrayList<>();
         for (TaskEnvelope e : d.awaited) {
-          if (e.drop()) {
+          if (lane.queue.remove(e)) {
             claimed.add(e);
           }
         }

@@ -7,20 +7,23 @@ import java.lang.invoke.VarHandle;
  * One accepted task on its way through a lane: what to run, its label, id and acceptance time, and
  * its future (null for {@code execute}).
  *
- * <p><b>Concurrency design.</b> {@code state} moves by CAS and decides who owns the task's ending:
+ * <p><b>Concurrency design.</b> Ownership of a queued task goes to whoever takes it out of the
+ * lane's queue — a worker's {@code poll}, or a {@code remove} by a canceller, a submitter taking
+ * its task back, {@code shutdownNow}, discard-oldest or the deadlock breaker. The queue's lock
+ * makes that exactly one party, and that party counts the task, so counts never double and no
+ * compare-and-set is needed on the hot path.
+ *
+ * <p>{@code state} matters only for tasks with a future, to interrupt a running task on {@code
+ * cancel(true)} without the interrupt reaching the next task on the same thread:
  *
  * <pre>
- *   QUEUED ──worker claims──▶ RUNNING ──▶ DONE
- *     │                          │  ▲
- *     │ cancel / drop            │  └─ INTERRUPTING ─▶ INTERRUPTED (cancel(true) while running)
- *     ▼                          │
- *   CANCELLED / DROPPED          └ worker's finish waits out an interrupt in progress, then clears
- *                                  the flag, so an interrupt aimed at this task never reaches the
- *                                  next one on the same thread
+ *   QUEUED ──worker starts it──▶ RUNNING ──▶ DONE
+ *                                   └─ INTERRUPTING ─▶ INTERRUPTED (cancel(true) while running)
  * </pre>
  *
- * Exactly one party wins QUEUED → anything, and that party counts the task, so counts never
- * double.
+ * The worker publishes RUNNING (after writing {@code runner}) with a release store; a canceller
+ * interrupts only after its CAS RUNNING → INTERRUPTING, and the worker's finish waits out an
+ * interrupt in progress and clears the flag.
  *
  * <p>{@link #run()} is for callers of {@code shutdownNow()}: running a returned task runs its work
  * on the caller's thread and completes its future.
@@ -31,8 +34,6 @@ final class TaskEnvelope implements Runnable {
   static final int INTERRUPTING = 2;
   static final int INTERRUPTED = 3;
   static final int DONE = 4;
-  static final int CANCELLED = 5;
-  static final int DROPPED = 6;
 
   private static final VarHandle STATE;
 
@@ -51,8 +52,8 @@ final class TaskEnvelope implements Runnable {
   final long id;
   final long acceptedNanos;
   /**
-   * The thread running the task. A plain field: written before the claiming CAS publishes
-   * RUNNING, and read only by a canceller whose CAS from RUNNING saw that publication.
+   * The thread running the task. A plain field: written before the release store of RUNNING, and
+   * read only by a canceller whose CAS from RUNNING saw that store.
    */
   Thread runner;
 
@@ -81,24 +82,15 @@ final class TaskEnvelope implements Runnable {
     return state;
   }
 
-  boolean claim(Thread thread) {
+  /** The worker that took this task from the queue starts it (futures only). */
+  void markRunning(Thread thread) {
     runner = thread;
-    return STATE.compareAndSet(this, QUEUED, RUNNING);
-  }
-
-  /** Queued → cancelled; true if this call owns the cancellation. */
-  boolean cancelQueued() {
-    return STATE.compareAndSet(this, QUEUED, CANCELLED);
-  }
-
-  /** Queued → dropped (discard-oldest, shutdownNow, late rejection); true if this call owns it. */
-  boolean drop() {
-    return STATE.compareAndSet(this, QUEUED, DROPPED);
+    STATE.setRelease(this, RUNNING);
   }
 
   /** Called by the future after it was cancelled. */
   void onFutureCancelled(boolean mayInterruptIfRunning) {
-    if (cancelQueued()) {
+    if (lane.queue.remove(this)) {
       lane.cancelledWhileQueued(this);
     } else if (mayInterruptIfRunning && STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
       try {

@@ -52,15 +52,36 @@ final class TimingBook {
     return stripes.length;
   }
 
-  /** Records one ended task; {@code cpuNanos < 0} means not measured. */
-  void record(int stripe, long waitNanos, long runNanos, long cpuNanos) {
+  /**
+   * Records one task that ran; {@code cpuNanos < 0} means not measured. {@code outcome} indexes
+   * the cumulative outcome counts (0 completed, 1 failed, 2 cancelled), kept here so that a
+   * worker counts and times a task under one uncontended lock.
+   */
+  void record(int stripe, long waitNanos, long runNanos, long cpuNanos, int outcome) {
     Stripe s = stripes[stripe];
     s.lock.lock();
     try {
       s.acc.add(waitNanos, runNanos, cpuNanos);
+      s.outcomes[outcome]++;
     } finally {
       s.lock.unlock();
     }
+  }
+
+  /** Cumulative outcome counts of the tasks that ran: completed, failed, cancelled. */
+  long[] outcomes() {
+    long[] sum = new long[3];
+    for (Stripe s : stripes) {
+      s.lock.lock();
+      try {
+        for (int i = 0; i < 3; i++) {
+          sum[i] += s.outcomes[i];
+        }
+      } finally {
+        s.lock.unlock();
+      }
+    }
+    return sum;
   }
 
   /** Since-start and recent timings as of {@code now}. */
@@ -111,6 +132,7 @@ final class TimingBook {
   private static final class Stripe {
     final ReentrantLock lock = new ReentrantLock();
     final Acc acc = new Acc();
+    final long[] outcomes = new long[3];
   }
 
   /** Histograms and exact sums; not thread-safe (callers hold a lock). */

@@ -23,10 +23,12 @@ final class Worker implements Runnable {
   static final int INTERRUPTED = 3;
 
   private static final VarHandle PHASE;
+  private static final VarHandle RUNNING_TASK;
 
   static {
     try {
       PHASE = MethodHandles.lookup().findVarHandle(Worker.class, "phase", int.class);
+      RUNNING_TASK = MethodHandles.lookup().findVarHandle(Worker.class, "runningTask", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -47,6 +49,10 @@ final class Worker implements Runnable {
   @SuppressWarnings("unused") // accessed through PHASE
   private volatile int phase;
 
+  /** 1 while this worker runs a task; written by the worker with release stores (no fence). */
+  @SuppressWarnings("unused") // accessed through RUNNING_TASK
+  private int runningTask;
+
   /** CPU reading at the end of the previous task (every-task timing), or -1. */
   long lastCpu = -1;
 
@@ -62,6 +68,18 @@ final class Worker implements Runnable {
   @Override
   public void run() {
     lane.runWorker(this);
+  }
+
+  void beginTask() {
+    RUNNING_TASK.setRelease(this, 1);
+  }
+
+  void endTask() {
+    RUNNING_TASK.setRelease(this, 0);
+  }
+
+  boolean isRunningTask() {
+    return (int) RUNNING_TASK.getAcquire(this) == 1;
   }
 
   void markIdle() {
