@@ -1,0 +1,242 @@
+package dev.lanes.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * {@code ./lanes bench}: runs the JMH benchmarks of this module programmatically, writes JMH's
+ * JSON for every run to {@code bench-results/<time>/} (under the current directory), then prints
+ * each executor's score and its ratio to {@code tpe-lbq} from the same run, and the issue's goals
+ * with a verdict computed from the figures. The same text goes to {@code summary.md} beside the
+ * JSON.
+ */
+public final class BenchMain {
+
+  static final String USAGE =
+      """
+      usage: ./lanes bench [--quick] [--only SUITES] [--executors NAMES] [--out DIR] [--prof NAME]
+
+        --quick            a short pass (about 3-4 minutes): fewer, shorter iterations and
+                           fewer executors in the scaling, memory and work suites
+        (no --quick)       the full run (about 13-15 minutes on 2 cores)
+        --only SUITES      comma-separated suites to run: %s
+        --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
+                           baseline): %s
+        --out DIR          where to write results (default: bench-results, under the current
+                           directory); each run gets a time-stamped folder
+        --prof NAME        add a JMH profiler to every run, e.g. gc or stack
+        --help             this text
+
+      Ratios are computed against tpe-lbq measured in the same JMH run with the same parameters;
+      ratios between different runs of this command mean little on a shared machine.
+      """;
+
+  private BenchMain() {}
+
+  public static void main(String[] args) {
+    int code;
+    try {
+      code = run(args, System.out);
+    } catch (UsageException e) {
+      System.err.println("lanes bench: " + e.getMessage());
+      System.err.println("run ./lanes bench --help for the options");
+      code = 2;
+    } catch (RunnerException | IOException e) {
+      System.err.println("lanes bench: " + e.getMessage());
+      code = 1;
+    }
+    System.exit(code);
+  }
+
+  /** Parsed command line. */
+  record Args(boolean quick, Set<String> only, Set<String> executors, Path out, String profiler,
+      boolean help) {
+
+    static Args parse(String[] args) {
+      boolean quick = false;
+      boolean help = false;
+      Set<String> only = Set.of();
+      Set<String> executors = Set.of();
+      Path out = Path.of("bench-results");
+      String prof = null;
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--quick" -> quick = true;
+          case "--help", "-h" -> help = true;
+          case "--only" -> only = names(value(args, ++i, a), BenchPlan.SUITES, "suite");
+          case "--executors" ->
+              executors = names(value(args, ++i, a), ExecutorFactory.names(), "executor");
+          case "--out" -> out = Path.of(value(args, ++i, a));
+          case "--prof" -> prof = value(args, ++i, a);
+          default -> throw new UsageException("unknown option '" + a + "'");
+        }
+      }
+      return new Args(quick, only, executors, out, prof, help);
+    }
+
+    private static String value(String[] args, int i, String option) {
+      if (i >= args.length || args[i].startsWith("--")) {
+        throw new UsageException(option + " needs a value");
+      }
+      return args[i];
+    }
+
+    private static Set<String> names(String list, List<String> known, String what) {
+      Set<String> out = new LinkedHashSet<>();
+      for (String n : list.split(",")) {
+        String t = n.trim();
+        if (!known.contains(t)) {
+          throw new UsageException(
+              "unknown " + what + " '" + t + "'; known: " + String.join(", ", known));
+        }
+        out.add(t);
+      }
+      return out;
+    }
+  }
+
+  /** A bad command line: one line for the user. */
+  static final class UsageException extends RuntimeException {
+    UsageException(String message) {
+      super(message);
+    }
+  }
+
+  static int run(String[] argv, PrintStream out) throws RunnerException, IOException {
+    Args args = Args.parse(argv);
+    if (args.help()) {
+      out.print(
+          USAGE.formatted(
+              String.join(",", BenchPlan.SUITES), String.join(",", ExecutorFactory.names())));
+      return 0;
+    }
+    List<BenchRun> plan = select(args.quick() ? BenchPlan.quick() : BenchPlan.full(), args);
+    if (plan.isEmpty()) {
+      throw new UsageException("nothing to run with these --only / --executors choices");
+    }
+    ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC);
+    String loadAtStart = loadAverage();
+    Path dir =
+        args.out()
+            .resolve(started.format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)))
+            .toAbsolutePath();
+    Files.createDirectories(dir);
+    out.println("lanes bench: " + (args.quick() ? "quick" : "full") + " run, " + plan.size()
+        + " JMH runs; results go to " + dir);
+
+    List<Row> rows = new ArrayList<>();
+    for (BenchRun run : plan) {
+      Path json = dir.resolve(run.id() + ".json");
+      out.println("\n=== " + run.id() + " → " + json);
+      for (RunResult rr : new Runner(options(run, json, args.profiler()).build()).run()) {
+        rows.add(Row.of(run, rr));
+      }
+    }
+
+    String report = summary(argv, args, started, loadAtStart, plan, rows);
+    Path summary = dir.resolve("summary.md");
+    Files.writeString(summary, report, StandardCharsets.UTF_8);
+    out.println("\n" + report);
+    out.println("JMH JSON and this summary: " + dir);
+    return 0;
+  }
+
+  private static List<BenchRun> select(List<BenchRun> runs, Args args) {
+    List<BenchRun> out = new ArrayList<>();
+    for (BenchRun r : runs) {
+      if (!args.only().isEmpty() && !args.only().contains(r.suite())) {
+        continue;
+      }
+      BenchRun narrowed = args.executors().isEmpty() ? r : r.onlyExecutors(args.executors());
+      if (narrowed.measuresSomething()) {
+        out.add(narrowed);
+      }
+    }
+    return out;
+  }
+
+  static ChainedOptionsBuilder options(BenchRun run, Path json, String profiler) {
+    ChainedOptionsBuilder o =
+        new OptionsBuilder()
+            .include(run.include())
+            .forks(1)
+            .jvmArgsAppend("-Xms1g", "-Xmx1g")
+            .shouldFailOnError(false)
+            .result(json.toString())
+            .resultFormat(ResultFormatType.JSON);
+    for (Map.Entry<String, List<String>> p : run.params().entrySet()) {
+      o.param(p.getKey(), p.getValue().toArray(String[]::new));
+    }
+    if (run.iterations() != null) {
+      BenchRun.Iterations it = run.iterations();
+      o.warmupIterations(it.warmups())
+          .warmupTime(TimeValue.seconds(it.seconds()))
+          .measurementIterations(it.measurements())
+          .measurementTime(TimeValue.seconds(it.seconds()));
+    }
+    if (profiler != null) {
+      o.addProfiler(profiler);
+    }
+    return o;
+  }
+
+  /** The machine's load averages (Linux), so a reader can tell a busy machine from a quiet one. */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return f[0] + ", " + f[1] + ", " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  private static String summary(
+      String[] argv,
+      Args args,
+      ZonedDateTime started,
+      String loadAtStart,
+      List<BenchRun> plan,
+      List<Row> rows) {
+    Runtime rt = Runtime.getRuntime();
+    StringBuilder s = new StringBuilder("## lanes bench results\n\n");
+    s.append("- command: `./lanes bench").append(argv.length == 0 ? "" : " ")
+        .append(String.join(" ", Arrays.asList(argv))).append("`\n");
+    s.append("- date: ").append(started.format(DateTimeFormatter.ISO_INSTANT)).append('\n');
+    s.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ')
+        .append(System.getProperty("java.runtime.version")).append(" (")
+        .append(System.getProperty("java.vendor")).append(")\n");
+    s.append("- machine: ").append(rt.availableProcessors()).append(" cores, ")
+        .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch"))
+        .append(", forks run with -Xms1g -Xmx1g\n");
+    s.append("- load average (1, 5, 15 min) at start: ").append(loadAtStart)
+        .append("; at end: ").append(loadAverage()).append('\n');
+    s.append("- JMH: 1 fork per benchmark; ").append(args.quick() ? "quick" : "full")
+        .append(" plan; error = JMH's 99.9 % confidence half-width\n");
+    s.append("\n## Goals (verdicts computed from this run)\n\n");
+    s.append(Goals.markdown(Goals.judge(rows)));
+    s.append("\n## Tables\n");
+    s.append(BenchReport.tables(plan, rows));
+    return s.toString();
+  }
+}

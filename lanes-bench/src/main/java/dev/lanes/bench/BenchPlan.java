@@ -1,0 +1,112 @@
+package dev.lanes.bench;
+
+import static dev.lanes.bench.ExecutorFactory.ALL;
+import static dev.lanes.bench.ExecutorFactory.CAPPED_VIRTUAL;
+import static dev.lanes.bench.ExecutorFactory.LANES;
+import static dev.lanes.bench.ExecutorFactory.LANES_CPU_EVERY_TASK;
+import static dev.lanes.bench.ExecutorFactory.LANES_VIRTUAL;
+import static dev.lanes.bench.ExecutorFactory.R4J_THREADPOOL;
+import static dev.lanes.bench.ExecutorFactory.TPE_ABQ;
+import static dev.lanes.bench.ExecutorFactory.TPE_LBQ;
+import static dev.lanes.bench.ExecutorFactory.VTHREADS;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * What {@code ./lanes bench} runs, in full and in {@code --quick} mode. Every run has one fork;
+ * the full plan takes about 13–15 minutes on 2 cores, the quick one about 4.
+ */
+final class BenchPlan {
+
+  /** The suites, in run order; {@code --only} takes these names. */
+  static final List<String> SUITES =
+      List.of("throughput", "handoff", "scaling", "memory", "work", "health");
+
+  private static final BenchRun.Iterations FULL = new BenchRun.Iterations(3, 5, 1);
+  private static final BenchRun.Iterations FULL_SCALING = new BenchRun.Iterations(2, 4, 1);
+  private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 3, 1);
+  private static final BenchRun.Iterations QUICK_MEMORY = new BenchRun.Iterations(0, 1, 1);
+
+  /** Executors of the scaling suite: the 10M-task batch rules out thread-per-task ones. */
+  private static final List<String> SCALING_FULL =
+      List.of(TPE_LBQ, TPE_ABQ, LANES, LANES_VIRTUAL, R4J_THREADPOOL);
+
+  private BenchPlan() {}
+
+  static List<BenchRun> full() {
+    List<BenchRun> runs = new ArrayList<>();
+    runs.add(throughput("throughput", ALL, "2", FULL));
+    runs.add(throughput("throughput-cap64", withBaseline(CAPPED_VIRTUAL), "64", FULL));
+    runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), FULL));
+    runs.add(
+        run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks", executors(SCALING_FULL, "2"),
+            FULL_SCALING));
+    runs.add(
+        run("scaling-producers", "scaling", "ScalingBenchmark\\.producers",
+            with(executors(SCALING_FULL, "2"), "producers", List.of("1", "2", "4")),
+            FULL_SCALING));
+    runs.add(run("memory", "memory", "MemoryPerQueuedTaskBenchmark", Map.of(), null));
+    runs.add(
+        run("work", "work", "(WorkSizedBenchmark|TaskSizeBenchmark)", executors(ALL, "2"), FULL));
+    runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), FULL));
+    return runs;
+  }
+
+  static List<BenchRun> quick() {
+    List<String> scaling = List.of(TPE_LBQ, LANES, LANES_VIRTUAL);
+    List<BenchRun> runs = new ArrayList<>();
+    runs.add(throughput("throughput", ALL, "2", QUICK));
+    runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), QUICK));
+    runs.add(
+        run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks(1k|100k)$",
+            executors(scaling, "2"), QUICK));
+    runs.add(
+        run("scaling-producers", "scaling", "ScalingBenchmark\\.producers",
+            with(executors(List.of(TPE_LBQ, LANES), "2"), "producers", List.of("1", "2", "4")),
+            QUICK));
+    runs.add(
+        run("memory", "memory", "MemoryPerQueuedTaskBenchmark",
+            Map.of("executor", List.of(TPE_LBQ, LANES, LANES_VIRTUAL, VTHREADS)), QUICK_MEMORY));
+    runs.add(
+        run("work", "work", "(WorkSizedBenchmark|TaskSizeBenchmark)",
+            executors(List.of(TPE_LBQ, LANES, LANES_CPU_EVERY_TASK, LANES_VIRTUAL), "2"), QUICK));
+    runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), QUICK));
+    return runs;
+  }
+
+  private static BenchRun throughput(
+      String id, List<String> executors, String cap, BenchRun.Iterations it) {
+    return run(id, "throughput", "ThroughputBenchmark", executors(executors, cap), it);
+  }
+
+  private static BenchRun run(
+      String id,
+      String suite,
+      String classPattern,
+      Map<String, List<String>> params,
+      BenchRun.Iterations it) {
+    return new BenchRun(id, suite, "dev\\.lanes\\.bench\\." + classPattern, params, it);
+  }
+
+  private static Map<String, List<String>> executors(List<String> executors, String cap) {
+    Map<String, List<String>> p = new LinkedHashMap<>();
+    p.put("executor", executors);
+    p.put("cap", List.of(cap));
+    return p;
+  }
+
+  private static Map<String, List<String>> with(
+      Map<String, List<String>> params, String key, List<String> values) {
+    Map<String, List<String>> p = new LinkedHashMap<>(params);
+    p.put(key, values);
+    return p;
+  }
+
+  private static List<String> withBaseline(List<String> executors) {
+    return Stream.concat(Stream.of(TPE_LBQ), executors.stream()).toList();
+  }
+}

@@ -1,0 +1,152 @@
+package dev.lanes.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.openjdk.jmh.annotations.Mode;
+
+/**
+ * Turns one {@code ./lanes bench} run's results into Markdown tables: each executor's score, its
+ * error and its ratio to {@code tpe-lbq} measured in the same JMH run with the same parameters.
+ *
+ * <p>Ratios: for throughput, {@code score / tpe-lbq score} (above 1 = faster than the baseline);
+ * the range beside it is what the two error bars allow, {@code (s - e) / (b + e_b)} to {@code (s +
+ * e) / (b - e_b)}. For handoff, {@code p50 / tpe-lbq p50} (above 1 = slower).
+ */
+final class BenchReport {
+
+  private BenchReport() {}
+
+  static String tables(List<BenchRun> runs, List<Row> rows) {
+    StringBuilder out = new StringBuilder();
+    for (BenchRun run : runs) {
+      List<Row> mine = rows.stream().filter(r -> r.runId().equals(run.id())).toList();
+      out.append("\n### ").append(run.id()).append("\n\n");
+      if (mine.isEmpty()) {
+        out.append("(no results: the run failed or was skipped; see the JMH output above)\n");
+        continue;
+      }
+      for (List<Row> group : groups(mine)) {
+        Row first = group.get(0);
+        out.append("`").append(first.benchmark()).append("`");
+        if (!first.otherParams().isEmpty()) {
+          out.append(" (").append(first.otherParams()).append(")");
+        }
+        out.append("\n\n");
+        Optional<Row> base =
+            group.stream().filter(r -> r.executor().equals(ExecutorFactory.TPE_LBQ)).findFirst();
+        switch (first.mode()) {
+          case Throughput -> throughputTable(out, group, base);
+          case SampleTime -> sampleTable(out, group, base);
+          default -> plainTable(out, group);
+        }
+        out.append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  private static void throughputTable(StringBuilder out, List<Row> group, Optional<Row> base) {
+    String unit = group.get(0).unit().equals("ops/s") ? "tasks/s" : group.get(0).unit();
+    out.append("| executor | score (").append(unit).append(") | ± error | ")
+        .append("ratio to tpe-lbq | ratio range |\n|---|---:|---:|---:|---:|\n");
+    for (Row r : group) {
+      out.append("| ").append(r.executor()).append(" | ").append(big(r.score())).append(" | ")
+          .append(big(r.error())).append(" | ");
+      if (base.isPresent()) {
+        Ratio q = Ratio.of(r, base.get());
+        out.append(fmt2(q.point())).append(" | ").append(q.range());
+      } else {
+        out.append("– | –");
+      }
+      out.append(" |\n");
+    }
+  }
+
+  private static void sampleTable(StringBuilder out, List<Row> group, Optional<Row> base) {
+    String u = group.get(0).unit().replace("/op", "");
+    out.append("| executor | p50 (").append(u).append(") | p90 | p99 | mean ± error | ")
+        .append("p50 / tpe-lbq p50 |\n|---|---:|---:|---:|---:|---:|\n");
+    for (Row r : group) {
+      out.append("| ").append(r.executor()).append(" | ").append(fmt1(r.p50())).append(" | ")
+          .append(fmt1(r.p90())).append(" | ").append(fmt1(r.p99())).append(" | ")
+          .append(fmt1(r.score())).append(" ± ").append(fmt1(r.error())).append(" | ")
+          .append(base.map(b -> fmt2(r.p50() / b.p50())).orElse("–")).append(" |\n");
+    }
+  }
+
+  private static void plainTable(StringBuilder out, List<Row> group) {
+    boolean memory = group.get(0).secondary().containsKey("bytesPerQueuedTask");
+    if (memory) {
+      out.append("| executor | bytes per queued task | submit time (").append(group.get(0).unit())
+          .append(") |\n|---|---:|---:|\n");
+      for (Row r : group) {
+        out.append("| ").append(r.executor()).append(" | ")
+            .append(fmt1(r.secondary().get("bytesPerQueuedTask"))).append(" | ")
+            .append(fmt1(r.score())).append(" |\n");
+      }
+      return;
+    }
+    out.append("| executor | score (").append(group.get(0).unit())
+        .append(") | ± error |\n|---|---:|---:|\n");
+    for (Row r : group) {
+      out.append("| ").append(r.executor().isEmpty() ? "–" : r.executor()).append(" | ")
+          .append(fmt2(r.score())).append(" | ").append(fmt2(r.error())).append(" |\n");
+    }
+  }
+
+  /** Rows grouped by benchmark and non-executor parameters, in first-seen order. */
+  static List<List<Row>> groups(List<Row> rows) {
+    Map<String, List<Row>> g = new LinkedHashMap<>();
+    for (Row r : rows) {
+      g.computeIfAbsent(r.groupKey(), k -> new ArrayList<>()).add(r);
+    }
+    return new ArrayList<>(g.values());
+  }
+
+  /** A throughput ratio with the range its two error bars allow. */
+  record Ratio(double point, double low, double high) {
+    /** {@code high} is infinite when the baseline's error bar reaches zero. */
+    static Ratio of(Row r, Row base) {
+      double lowDen = base.score() + base.error();
+      double highDen = base.score() - base.error();
+      return new Ratio(
+          r.score() / base.score(),
+          Math.max(0, r.score() - r.error()) / lowDen,
+          highDen > 0 ? (r.score() + r.error()) / highDen : Double.POSITIVE_INFINITY);
+    }
+
+    String range() {
+      return fmt2(low) + "–" + (Double.isInfinite(high) ? "∞" : fmt2(high));
+    }
+  }
+
+  static String big(double v) {
+    double a = Math.abs(v);
+    if (Double.isNaN(v)) {
+      return "NaN";
+    }
+    if (a >= 1e6) {
+      return String.format(Locale.ROOT, "%.2f M", v / 1e6);
+    }
+    if (a >= 1e3) {
+      return String.format(Locale.ROOT, "%.1f k", v / 1e3);
+    }
+    return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  static String fmt1(Double v) {
+    return v == null ? "–" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  static String fmt2(double v) {
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static boolean isThroughput(Row r) {
+    return r.mode() == Mode.Throughput;
+  }
+}

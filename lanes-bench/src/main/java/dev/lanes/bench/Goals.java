@@ -1,0 +1,166 @@
+package dev.lanes.bench;
+
+import static dev.lanes.bench.ExecutorFactory.LANES;
+import static dev.lanes.bench.ExecutorFactory.LANES_CPU_EVERY_TASK;
+import static dev.lanes.bench.ExecutorFactory.LANES_VIRTUAL;
+import static dev.lanes.bench.ExecutorFactory.MICROMETER;
+import static dev.lanes.bench.ExecutorFactory.R4J_THREADPOOL;
+import static dev.lanes.bench.ExecutorFactory.SPRING_VTHREADS_LIMIT;
+import static dev.lanes.bench.ExecutorFactory.TPE_LBQ;
+import static dev.lanes.bench.ExecutorFactory.VTHREADS;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The benchmark issue's goals, judged from one run's results. A verdict is MET or MISSED on the
+ * point estimate; "(within error)" or "(error bars overlap the target)" says whether the range the
+ * error bars allow agrees. A goal whose results were not measured in this run says so.
+ */
+final class Goals {
+
+  enum Verdict {
+    MET,
+    MISSED,
+    NOT_MEASURED
+  }
+
+  record Judgement(String goal, String measured, Verdict verdict, String note) {}
+
+  private final List<Row> rows;
+
+  private Goals(List<Row> rows) {
+    this.rows = rows;
+  }
+
+  static List<Judgement> judge(List<Row> rows) {
+    return new Goals(rows).all();
+  }
+
+  private List<Judgement> all() {
+    List<Judgement> out = new ArrayList<>();
+    out.add(atLeast("lanes throughput ≥ 1.0× tpe-lbq", "throughput", LANES, TPE_LBQ, 1.0));
+    out.add(atLeast("lanes throughput ≥ 2.5× micrometer", "throughput", LANES, MICROMETER, 2.5));
+    out.add(
+        atLeast("lanes throughput ≥ 1.6× r4j-threadpool", "throughput", LANES, R4J_THREADPOOL, 1.6));
+    out.add(
+        atLeast("lanes-cpu-every-task ≥ 0.25× tpe-lbq", "throughput", LANES_CPU_EVERY_TASK, TPE_LBQ,
+            0.25));
+    out.add(handoff());
+    out.add(
+        atLeast("lanes-virtual (cap 2) ≥ 25× spring-vthreads-limit", "throughput", LANES_VIRTUAL,
+            SPRING_VTHREADS_LIMIT, 25));
+    out.add(
+        atLeast("lanes-virtual (cap 2) ≥ 1.0× vthreads", "throughput", LANES_VIRTUAL, VTHREADS, 1.0));
+    out.add(flat(LANES));
+    out.add(flat(LANES_VIRTUAL));
+    out.add(memory());
+    for (String lane : List.of(LANES, LANES_CPU_EVERY_TASK, LANES_VIRTUAL)) {
+      out.add(atLeast("work-sized: " + lane + " within 5 % of tpe-lbq (≥ 0.95×)", "work", lane,
+          TPE_LBQ, 0.95));
+    }
+    out.add(
+        atLeast("health run: lanes with its defaults (deadlock detection, saturation tracking) "
+            + "≥ 1.0× tpe-lbq", "health", LANES, TPE_LBQ, 1.0));
+    return out;
+  }
+
+  private Optional<Row> find(String runId, String benchmarkPrefix, String executor) {
+    return rows.stream()
+        .filter(r -> r.runId().equals(runId))
+        .filter(r -> r.benchmark().startsWith(benchmarkPrefix))
+        .filter(r -> r.executor().equals(executor))
+        .findFirst();
+  }
+
+  private Optional<Row> find(String runId, String executor) {
+    return find(runId, "", executor);
+  }
+
+  private Judgement atLeast(String goal, String runId, String a, String b, double target) {
+    Optional<Row> ra = find(runId, a);
+    Optional<Row> rb = find(runId, b);
+    if (ra.isEmpty() || rb.isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    BenchReport.Ratio q = BenchReport.Ratio.of(ra.get(), rb.get());
+    boolean met = q.point() >= target;
+    String note =
+        Double.isNaN(q.low()) || Double.isNaN(q.high())
+            ? "no error bar (too few iterations)"
+            : (q.low() >= target) == (q.high() >= target)
+                ? "within error"
+                : "error bars overlap the target";
+    return new Judgement(
+        goal,
+        String.format(Locale.ROOT, "%.2f× (range %s)", q.point(), q.range()),
+        met ? Verdict.MET : Verdict.MISSED,
+        note);
+  }
+
+  private Judgement handoff() {
+    String goal = "lanes handoff p50 ≤ 1.1× tpe-lbq p50";
+    Optional<Row> lanes = find("handoff", LANES);
+    Optional<Row> base = find("handoff", TPE_LBQ);
+    if (lanes.isEmpty() || base.isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    double q = lanes.get().p50() / base.get().p50();
+    return new Judgement(
+        goal,
+        String.format(Locale.ROOT, "%.2f× (%.1f vs %.1f µs)", q, lanes.get().p50(),
+            base.get().p50()),
+        q <= 1.1 ? Verdict.MET : Verdict.MISSED,
+        "percentiles carry no error bar");
+  }
+
+  /** Per-task cost = 1 / throughput; flat if the largest is within 20 % of the smallest. */
+  private Judgement flat(String executor) {
+    String goal = executor + " per-task cost flat within 20 % from 1,000 to 10,000,000 tasks";
+    List<String> methods =
+        List.of("ScalingBenchmark.tasks1k", "ScalingBenchmark.tasks100k", "ScalingBenchmark.tasks10m");
+    List<Double> costs = new ArrayList<>();
+    StringBuilder measured = new StringBuilder();
+    for (String m : methods) {
+      Optional<Row> r = find("scaling-tasks", m, executor);
+      if (r.isEmpty()) {
+        return new Judgement(goal, "–", Verdict.NOT_MEASURED, "needs all three batch sizes");
+      }
+      double ns = 1e9 / r.get().score();
+      costs.add(ns);
+      measured.append(measured.isEmpty() ? "" : " / ")
+          .append(String.format(Locale.ROOT, "%.0f ns", ns));
+    }
+    double max = costs.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    double min = costs.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+    double spread = max / min;
+    measured.append(String.format(Locale.ROOT, " (max/min %.2f)", spread));
+    return new Judgement(
+        goal, measured.toString(), spread <= 1.2 ? Verdict.MET : Verdict.MISSED, "1k / 100k / 10M");
+  }
+
+  private Judgement memory() {
+    String goal = "memory per queued task in a virtual lane < 200 bytes";
+    Optional<Row> r = find("memory", LANES_VIRTUAL);
+    if (r.isEmpty() || !r.get().secondary().containsKey("bytesPerQueuedTask")) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    double bytes = r.get().secondary().get("bytesPerQueuedTask");
+    return new Judgement(
+        goal,
+        String.format(Locale.ROOT, "%.0f bytes (+4 preallocated per queue slot)", bytes),
+        bytes < 200 ? Verdict.MET : Verdict.MISSED,
+        "heap delta over 100,000 queued tasks");
+  }
+
+  static String markdown(List<Judgement> judgements) {
+    StringBuilder out = new StringBuilder("| goal | measured | verdict | note |\n|---|---|---|---|\n");
+    for (Judgement j : judgements) {
+      out.append("| ").append(j.goal()).append(" | ").append(j.measured()).append(" | ")
+          .append(j.verdict()).append(" | ").append(j.note()).append(" |\n");
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,20 @@
+package dev.lanes.bench;
+
+import org.openjdk.jmh.infra.Blackhole;
+
+/** CPU work of a fixed size for the work-sized benchmark (JMH's {@code consumeCPU} loop). */
+public final class Work {
+
+  /**
+   * Tokens of {@link Blackhole#consumeCPU} that take about 10 µs on the machine of BENCHMARKS.md
+   * (measured there by {@code WorkSizedBenchmark.inline}); a fixed number, so every executor and
+   * every run gets the same work.
+   */
+  public static final long TEN_MICROS_TOKENS = 6_100;
+
+  private Work() {}
+
+  public static void spin(long tokens) {
+    Blackhole.consumeCPU(tokens);
+  }
+}

@@ -1,0 +1,31 @@
+package dev.lanes.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+
+/**
+ * Work-sized tasks: the throughput benchmark with tasks of about 10 µs of CPU ({@link
+ * Work#TEN_MICROS_TOKENS}), where an executor's own overhead should vanish. With 2 workers the
+ * ceiling is about 2 / 10 µs = 200,000 tasks/s. Score: tasks per second. Baseline: {@code tpe-lbq}
+ * in the same run.
+ *
+ * <p>Run: {@code ./lanes bench --only work}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(1)
+public class WorkSizedBenchmark {
+
+  public static final int BATCH = 1_000;
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void batch(ExecutorState s) throws InterruptedException {
+    Batch.runWork(s.pool, BATCH, Work.TEN_MICROS_TOKENS);
+  }
+}
