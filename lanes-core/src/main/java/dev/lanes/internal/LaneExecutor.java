@@ -358,8 +358,11 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       }
       Worker w = new Worker(this, Worker.Kind.ELASTIC, spawnSeq.getAndIncrement() & (timings.stripeCount() - 1));
       if (!startWorker(w)) {
-        permits.decrementAndGet();
-        failOneQueued(RejectReason.THREAD_START_FAILED);
+        // A worker that is still running will take the queued tasks (it re-checks the queue
+        // before it leaves); only when none is left would a task wait forever, so fail one.
+        if (permits.decrementAndGet() == 0) {
+          failOneQueued(RejectReason.THREAD_START_FAILED);
+        }
         return;
       }
     }
