@@ -92,7 +92,14 @@ final class TaskEnvelope implements Runnable {
   void onFutureCancelled(boolean mayInterruptIfRunning) {
     if (lane.queue.remove(this)) {
       lane.cancelledWhileQueued(this);
-    } else if (mayInterruptIfRunning && STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+    } else if (mayInterruptIfRunning) {
+      interruptIfRunning();
+    }
+  }
+
+  /** Interrupts the runner only while this task runs (see the class comment); true if it did. */
+  boolean interruptIfRunning() {
+    if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
       try {
         Thread t = runner;
         if (t != null) {
@@ -101,7 +108,9 @@ final class TaskEnvelope implements Runnable {
       } finally {
         state = INTERRUPTED;
       }
+      return true;
     }
+    return false;
   }
 
   /** The worker's end of the run; absorbs an interrupt aimed at this task. */

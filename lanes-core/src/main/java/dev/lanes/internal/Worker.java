@@ -97,8 +97,8 @@ final class Worker implements Runnable {
     }
   }
 
-  /** Interrupts the worker only if it is idle on the queue. */
-  void interruptIfIdle() {
+  /** Interrupts the worker only if it is idle on the queue; true if it did. */
+  boolean interruptIfIdle() {
     if (PHASE.compareAndSet(this, IDLE, INTERRUPTING)) {
       try {
         Thread t = thread;
@@ -108,7 +108,9 @@ final class Worker implements Runnable {
       } finally {
         phase = INTERRUPTED;
       }
+      return true;
     }
+    return false;
   }
 
   void interruptNow() {
