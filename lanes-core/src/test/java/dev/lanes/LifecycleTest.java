@@ -82,13 +82,7 @@ class LifecycleTest {
   @ValueSource(strings = {"platform", "virtual"})
   void cancellingAQueuedTaskRemovesAndCountsIt(String kind) throws Exception {
     try (Lane lane = lane(kind, "cq", 1).build()) {
-      CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch started = new CountDownLatch(1);
-      lane.execute(() -> {
-        started.countDown();
-        Work.block(release);
-      });
-      Work.await(started);
+      CountDownLatch release = Work.occupy(lane);
       AtomicBoolean ran = new AtomicBoolean();
       CompletableFuture<?> f = lane.submit(() -> ran.set(true));
       assertThat(lane.stats().queued()).isEqualTo(1);

@@ -42,13 +42,7 @@ class SaturationTest {
   void entersSaturatedOnlyAfterTheWaitHeldAndLeavesAfterItStopped() throws Exception {
     LaneExecutor lane = lane(10);
     try (lane) {
-      CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch started = new CountDownLatch(1);
-      lane.execute(() -> {
-        started.countDown();
-        Work.block(release);
-      });
-      Work.await(started);
+      CountDownLatch release = Work.occupy(lane);
       lane.execute(() -> {}); // waits behind the blocker from t = 0
       at(lane, 500);
       assertThat(lane.health()).isEqualTo(LaneHealth.OK); // waiting, but not for 1 s yet
@@ -76,13 +70,7 @@ class SaturationTest {
   void aSingleSlowBlipDoesNotFlap() throws Exception {
     LaneExecutor lane = lane(10);
     try (lane) {
-      CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch started = new CountDownLatch(1);
-      lane.execute(() -> {
-        started.countDown();
-        Work.block(release);
-      });
-      Work.await(started);
+      CountDownLatch release = Work.occupy(lane);
       lane.execute(() -> {});
       at(lane, 800); // waited 0.8 s: condition holds, but not long enough
       release.countDown();
@@ -98,13 +86,7 @@ class SaturationTest {
   void rejectionsMakeItRejectingUntilTheyLeaveTheWindow() throws Exception {
     LaneExecutor lane = lane(1);
     try (lane) {
-      CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch started = new CountDownLatch(1);
-      lane.execute(() -> {
-        started.countDown();
-        Work.block(release);
-      });
-      Work.await(started);
+      CountDownLatch release = Work.occupy(lane);
       lane.execute(() -> {});
       try {
         lane.execute(() -> {});
@@ -136,13 +118,7 @@ class SaturationTest {
     LaneExecutor lane = (LaneExecutor) built;
     lane.onHealth(events::add);
     try (lane) {
-      CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch started = new CountDownLatch(1);
-      lane.execute(() -> {
-        started.countDown();
-        Work.block(release);
-      });
-      Work.await(started);
+      CountDownLatch release = Work.occupy(lane);
       lane.execute(() -> {});
       at(lane, 2_000);
       assertThat(lane.health()).isEqualTo(LaneHealth.OK);

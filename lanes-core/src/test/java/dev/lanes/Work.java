@@ -56,6 +56,21 @@ final class Work {
     }
   }
 
+  /**
+   * Occupies one of the lane's threads with a task that blocks until the returned latch is
+   * released; returns once that task runs.
+   */
+  static CountDownLatch occupy(Lane lane) {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    lane.execute(() -> {
+      started.countDown();
+      block(release);
+    });
+    await(started);
+    return release;
+  }
+
   static void join(List<Thread> threads) throws InterruptedException {
     for (Thread t : threads) {
       t.join(TimeUnit.SECONDS.toMillis(PATIENCE_SECONDS));
