@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Renders the live page in headless Chromium (Debian's {@code chromium}; {@code .ci/run} installs
+ * Renders the live page in headless Chromium (Debian's {@code chromium}; {@code ./lanes test} installs
  * it) and checks that the lane table shows the server's real figures. Without Chromium this test
  * fails, on purpose: a skipped browser test would hide a broken page.
  */
@@ -89,7 +89,7 @@ class LivePageBrowserTest {
       }
     }
     return fail("Chromium not found at " + CHROMIUM + " or on PATH: install Debian's chromium package"
-        + " (apt-get install -y chromium); .ci/run installs it when missing. This browser test does not skip.");
+        + " (apt-get install -y chromium); ./lanes test installs it when missing and run as root. This browser test does not skip.");
   }
 
   private static String dumpDom(Path chromium, String url, Path tmp) throws IOException, InterruptedException {
