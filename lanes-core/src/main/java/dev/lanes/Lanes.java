@@ -38,6 +38,8 @@ public final class Lanes implements AutoCloseable {
   private final TaskDecorator decorator;
   private final ReentrantLock lock = new ReentrantLock();
   private volatile Map<String, Lane> lanes;
+  /** Lane names in declaration order; guarded by {@code lock}. */
+  private final List<String> order;
   private final CopyOnWriteArrayList<Consumer<? super Change>> listeners =
       new CopyOnWriteArrayList<>();
   private volatile boolean closed;
@@ -59,8 +61,6 @@ public final class Lanes implements AutoCloseable {
     this.lanes = Map.copyOf(built);
     this.order = new ArrayList<>(built.keySet());
   }
-
-  private List<String> order;
 
   public static Builder builder() {
     return new Builder();

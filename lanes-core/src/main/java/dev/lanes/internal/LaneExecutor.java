@@ -224,12 +224,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   @Override
   public void execute(String label, Runnable task) {
     Objects.requireNonNull(task, "task");
-    Objects.requireNonNull(label, "label");
-    Runnable work = config.taskDecorator().decorate(task);
-    TaskEnvelope e =
-        new TaskEnvelope(this, work, null, label, taskIds.incrementAndGet(), ticker.getAsLong());
-    e.source = task;
-    accept(e);
+    accept(label, task, null, task);
   }
 
   @Override
@@ -261,13 +256,24 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   private <T> LaneFuture<T> submitFuture(String label, LaneFuture<T> future) {
+    accept(label, future, future, null);
+    return future;
+  }
+
+  /**
+   * Wraps a new task in its envelope (decorated, numbered, timestamped) and accepts it. {@code
+   * source} is the undecorated task given to {@code execute}, kept to reach a foreign future.
+   */
+  private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
-    Runnable work = config.taskDecorator().decorate(future);
+    Runnable work = config.taskDecorator().decorate(run);
     TaskEnvelope e =
         new TaskEnvelope(this, work, future, label, taskIds.incrementAndGet(), ticker.getAsLong());
-    future.envelope = e;
+    e.source = source;
+    if (future != null) {
+      future.envelope = e;
+    }
     accept(e);
-    return future;
   }
 
   private void accept(TaskEnvelope t) {
