@@ -236,6 +236,6 @@ public final class E1PoolOrThreadPerTask implements Experiment {
   }
 
   static String fmt(double ms) {
-    return String.format(Locale.ROOT, ms >= 100 ? "%,.0f" : ms >= 1 ? "%.1f" : "%.2f", ms);
+    return dev.lanes.lab.report.Format.ms(ms);
   }
 }
