@@ -615,8 +615,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         cpuStart = CpuClock.now();
       }
     }
-    LaneEvents.TaskEvent event = new LaneEvents.TaskEvent();
-    event.begin();
+    LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
     Throwable failure = null;
     try {
       t.work.run();
@@ -624,7 +623,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       failure = e;
     }
     long end = ticker.getAsLong();
-    event.end();
+    if (event != null) {
+      event.end();
+    }
     long cpu = -1;
     if (cpuStart >= 0) {
       long c = CpuClock.now();
@@ -671,7 +672,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
       outcome = TaskOutcome.CANCELLED;
     }
-    if (event.shouldCommit()) {
+    if (event != null && event.shouldCommit()) {
       event.lane = name;
       event.label = t.label;
       event.taskId = t.id;
