@@ -799,6 +799,15 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return n;
   }
 
+  /**
+   * How long the task at the head of the queue has waited at {@code now}, or 0 with an empty
+   * queue. Approximate under concurrent submission: the head may be taken while it is read.
+   */
+  long oldestQueuedNanos(long now) {
+    TaskEnvelope head = queue.peek();
+    return head == null ? 0 : Math.max(0, now - head.acceptedNanos);
+  }
+
   long[] timingSums() {
     return timings.sums();
   }
@@ -826,6 +835,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         now - createdNanos,
         counts,
         queue.size(),
+        oldestQueuedNanos(now),
         running,
         threads,
         concurrencyLimit(),
