@@ -121,7 +121,7 @@ public final class E1PoolOrThreadPerTask implements Experiment {
             "pool", names.stream().map(n -> pooled.get(n).ms()).toList(),
             "thread per task", names.stream().map(n -> perTask.get(n).ms()).toList())));
     result.chart("E1-threads", "Peak threads alive at once.",
-        Charts.bars("E1: peak threads", "threads", names, Charts.series(
+        Charts.barsLog("E1: peak threads", "threads", names, Charts.series(
             "pool", names.stream().map(n -> (double) pooled.get(n).peakThreads()).toList(),
             "thread per task", names.stream().map(n -> (double) perTask.get(n).peakThreads()).toList())));
     if (ctxAvailable) {

@@ -99,17 +99,17 @@ public final class E6VirtualThreadCaps implements Experiment {
         "heap growth MB"), rows);
     List<String> cats = List.of("uncapped", "spawn then throttle", "lanes");
     result.chart("E6-threads", "Peak virtual threads alive at once (CPU + " + DELAY_MS + " ms workload).",
-        Charts.bars("E6: peak threads alive", "threads", cats, Charts.series(
+        Charts.barsLog("E6: peak threads alive", "threads", cats, Charts.series(
             "threads alive", List.of((double) uncapped.peakThreads(), (double) throttled.peakThreads(),
                 (double) lanes.peakThreads()),
             "tasks running", List.of((double) uncapped.peakRunning(), (double) throttled.peakRunning(),
                 (double) lanes.peakRunning()))));
     result.chart("E6-time", "Wall time per variant and workload.",
-        Charts.bars("E6: wall time", "ms", cats, Charts.series(
+        Charts.barsLog("E6: wall time", "ms", cats, Charts.series(
             "CPU only", VARIANTS.stream().map(v -> runs.get("cpu_" + v).ms()).toList(),
             "CPU + " + DELAY_MS + " ms", VARIANTS.stream().map(v -> runs.get("delay_" + v).ms()).toList())));
     result.chart("E6-heap", "Live heap growth at the moment every task was submitted.",
-        Charts.bars("E6: heap growth at peak backlog", "MB", cats, Charts.series(
+        Charts.barsLog("E6: heap growth at peak backlog", "MB", cats, Charts.series(
             "CPU only", VARIANTS.stream().map(v -> runs.get("cpu_" + v).heapMb()).toList(),
             "CPU + " + DELAY_MS + " ms", VARIANTS.stream().map(v -> runs.get("delay_" + v).heapMb()).toList())));
 

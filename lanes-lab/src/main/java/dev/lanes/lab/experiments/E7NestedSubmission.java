@@ -68,7 +68,7 @@ public final class E7NestedSubmission implements Experiment {
             + " %,d ms. lanes: a blocking lane with health deadlock policy FAIL (detection after %s"
             + " of no progress); detection time runs from the moment the last parent began waiting"
             + " to the DEADLOCKED health event, bounded at %,d ms.",
-        hangBoundMs, health.deadlockDetection(), detectBoundMs));
+        hangBoundMs, dev.lanes.lab.report.Format.duration(health.deadlockDetection()), detectBoundMs));
     TaskLog log = new TaskLog();
     List<Shape> shapes = List.of(new Shape("1_thread", 1), new Shape("9_threads", 9));
     List<Boolean> hung = new ArrayList<>();

@@ -76,7 +76,8 @@ final class Html {
         .append(r.holds() ? "Holds. " : "Does not hold here. ").append("</b>")
         .append(esc(r.verdict())).append("</div>\n");
     for (ExperimentResult.Figure f : r.charts()) {
-      h.append("<figure><img src=\"").append(esc(f.file())).append(".png\" alt=\"")
+      h.append("<figure><img width=\"").append(Charts.WIDTH).append("\" src=\"").append(esc(f.file()))
+          .append(".png\" alt=\"")
           .append(esc(f.caption())).append("\"><figcaption>").append(esc(f.caption()))
           .append("</figcaption></figure>\n");
     }

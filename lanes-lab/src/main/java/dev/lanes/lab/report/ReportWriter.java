@@ -2,7 +2,6 @@ package dev.lanes.lab.report;
 
 import dev.lanes.lab.ExperimentResult;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,9 +38,9 @@ public final class ReportWriter {
     List<String> written = new ArrayList<>();
     for (ExperimentResult r : results) {
       for (ExperimentResult.Figure f : r.charts()) {
-        try (OutputStream out = Files.newOutputStream(dir.resolve(written(written, f.file() + ".png")))) {
-          BitmapEncoder.saveBitmap(f.chart(), out, BitmapEncoder.BitmapFormat.PNG);
-        }
+        written(written, f.file() + ".png");
+        BitmapEncoder.saveBitmapWithDPI(f.chart(), dir.resolve(f.file()).toString(), BitmapEncoder.BitmapFormat.PNG,
+            Charts.DPI);
       }
       Csv.writeFigures(dir.resolve(written(written, r.id() + ".csv")), r.figures());
       if (r.usesLanes()) {
