@@ -85,8 +85,8 @@ public final class E6VirtualThreadCaps implements Experiment {
       result.figure(e.getKey() + "_heap_mb", r.heapMb());
       String[] parts = e.getKey().split("_", 2);
       rows.add(List.of(parts[0].equals("cpu") ? "CPU only" : "CPU + " + DELAY_MS + " ms", parts[1].replace('_', ' '),
-          E1PoolOrThreadPerTask.fmt(r.ms()), Integer.toString(r.peakRunning()),
-          Integer.toString(r.peakThreads()), String.format(Locale.ROOT, "%.1f", r.heapMb())));
+          E1PoolOrThreadPerTask.fmt(r.ms()), dev.lanes.lab.report.Format.count(r.peakRunning()),
+          dev.lanes.lab.report.Format.count(r.peakThreads()), String.format(Locale.ROOT, "%.1f", r.heapMb())));
     }
     Run throttled = runs.get("delay_spawn_then_throttle");
     Run lanes = runs.get("delay_lanes");
