@@ -118,7 +118,12 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** How many tasks may wait for a thread (default {@value #DEFAULT_QUEUE_CAPACITY}). */
+  /**
+   * How many tasks may wait beyond the ones running (default {@value #DEFAULT_QUEUE_CAPACITY}): the
+   * lane holds at most {@code threads} (or {@code maxConcurrency}) + {@code queueCapacity}
+   * unfinished tasks, whatever its workers are doing at the instant of a submission. The queue's
+   * slots are allocated up front.
+   */
   public LaneBuilder queueCapacity(int queueCapacity) {
     requireRange("queueCapacity", queueCapacity, 1, MAX_QUEUE_CAPACITY);
     this.queueCapacity = queueCapacity;

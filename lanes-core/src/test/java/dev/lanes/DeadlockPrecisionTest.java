@@ -334,6 +334,75 @@ class DeadlockPrecisionTest {
   }
 
   @Test
+  void failFailsOnlyTheAwaitedTaskNotTheUnrelatedOnesQueuedBesideIt() throws Exception {
+    try (Lane lane = Lane.blocking("only-awaited", 1)
+        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {
+      List<CompletableFuture<String>> unrelated = new CopyOnWriteArrayList<>();
+      CompletableFuture<String> parent = lane.submit(() -> {
+        unrelated.add(lane.submit(() -> "unrelated 1"));
+        CompletableFuture<String> child = lane.submit(() -> "child");
+        unrelated.add(lane.submit(() -> "unrelated 2"));
+        return child.get();
+      });
+      assertThatThrownBy(() -> parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+          .hasRootCauseInstanceOf(LaneDeadlockException.class);
+      assertThat(unrelated.get(0).get()).isEqualTo("unrelated 1");
+      assertThat(unrelated.get(1).get()).isEqualTo("unrelated 2");
+      assertThat(lane.stats().counts().failed()).isEqualTo(2); // the child and its parent
+    }
+  }
+
+  @Test
+  void compensateStaysWithinItsBoundOfExtraThreads() throws Exception {
+    List<Integer> threadsSeen = new CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("bounded-comp", 3)
+        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.COMPENSATE)
+            .withMaxCompensationThreads(1)).build()) {
+      CountDownLatch allParents = new CountDownLatch(3);
+      List<CompletableFuture<String>> parents = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        parents.add(lane.submit(() -> {
+          allParents.countDown();
+          Work.block(allParents);
+          return lane.submit(() -> {
+            threadsSeen.add(lane.stats().threads());
+            return "child";
+          }).get();
+        }));
+      }
+      for (CompletableFuture<String> p : parents) {
+        assertThat(p.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isEqualTo("child");
+      }
+    }
+    assertThat(threadsSeen).hasSize(3).allMatch(n -> n <= 3 + 1);
+  }
+
+  @Test
+  void aCycleSeenOnlyThroughJdkFuturesIsReportedOnceItHeldForTheDetectionPeriod() throws Exception {
+    AtomicLong now = new AtomicLong(1_000_000_000L);
+    LaneExecutor lane = (LaneExecutor) Lane.blocking("held", 1).ticker(now::get)
+        .health(HealthConfig.defaults().withDeadlockDetection(Duration.ofMillis(200))).build();
+    CompletableFuture<CompletableFuture<String>> child = new CompletableFuture<>();
+    CompletableFuture<String> parent = lane.submit(() -> {
+      CompletableFuture<String> c = CompletableFuture.supplyAsync(() -> "child", lane);
+      child.complete(c);
+      return c.join();
+    });
+    child.get();
+    awaitThreadsIn(lane, 1, Thread.State.WAITING);
+    lane.checkHealth(); // proof first seen
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(150));
+    lane.checkHealth();
+    assertThat(lane.health()).isNotEqualTo(LaneHealth.DEADLOCKED);
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+    lane.checkHealth();
+    assertThat(lane.health()).isEqualTo(LaneHealth.DEADLOCKED);
+    child.get().cancel(false);
+    parent.handle((v, e) -> null).get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
+    lane.close();
+  }
+
+  @Test
   void aStageDependingOnAQueuedChildIsSeenToo() throws Exception {
     try (Lane lane = Lane.blocking("stage-wait", 1)
         .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {

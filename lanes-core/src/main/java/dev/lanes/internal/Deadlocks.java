@@ -140,6 +140,9 @@ final class Deadlocks {
     if (stuck.isEmpty()) {
       return null;
     }
+    if (!ForeignFutures.isAvailable()) {
+      ForeignFutures.explainOnce(); // a lane looks stuck and we cannot read what it waits on
+    }
     // Threads parked on the futures of tasks queued in those lanes.
     Map<Thread, TaskEnvelope> parkedOn = new IdentityHashMap<>();
     if (ForeignFutures.isAvailable()) {

@@ -22,7 +22,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * Where the package is not open, {@link #isAvailable()} is false: such a future cannot be ended
  * by lanes (the task is reported to the lane's exception handler instead) and waits on it are not
- * seen (no deadlock is reported through them). {@link #explainOnce} says so once per JVM.
+ * seen (no deadlock is reported through them). {@link #explainOnce} says so once per JVM, the
+ * first time one of those happens.
  */
 final class ForeignFutures {
   private static final System.Logger LOG = System.getLogger("dev.lanes");
@@ -79,13 +80,21 @@ final class ForeignFutures {
     return AVAILABLE;
   }
 
-  /** Logs once per JVM what lanes does without access to the JDK's futures. */
+  /** True for the task objects of {@code CompletableFuture.runAsync/supplyAsync}. */
+  static boolean isJdkAsyncTask(Object task) {
+    return task != null && (task.getClass() == ASYNC_RUN || task.getClass() == ASYNC_SUPPLY);
+  }
+
+  /**
+   * Logs once per JVM, the first time it matters, what lanes does without access to the JDK's
+   * futures.
+   */
   static void explainOnce() {
     if (AVAILABLE || explained) {
       return;
     }
     explained = true;
-    LOG.log(System.Logger.Level.INFO,
+    LOG.log(System.Logger.Level.WARNING,
         "lanes: java.util.concurrent is not open to lanes, so for futures that"
             + " CompletableFuture.runAsync/supplyAsync(..., lane) made, a task that will never run"
             + " goes to the lane's exception handler (its future cannot be completed), and"
@@ -109,6 +118,9 @@ final class ForeignFutures {
 
   static boolean completeExceptionally(Object task, Throwable ex) {
     CompletableFuture<?> f = futureOf(task);
+    if (f == null && isJdkAsyncTask(task)) {
+      explainOnce();
+    }
     return f != null && f.completeExceptionally(ex);
   }
 

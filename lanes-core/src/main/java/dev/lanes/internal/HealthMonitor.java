@@ -107,7 +107,6 @@ final class HealthMonitor {
     } finally {
       TICKER_LOCK.unlock();
     }
-    ForeignFutures.explainOnce();
   }
 
   void unregister() {
