@@ -19,8 +19,9 @@ import java.util.Objects;
  * @param enterAfter how long the condition must hold before entering SATURATED or REJECTING
  * @param exitAfter how long it must stop holding before going back to OK
  * @param deadlockPolicy what to do on a starvation deadlock
- * @param deadlockDetection how long no queued task may start, with every worker waiting on work,
- *     before the lane calls it a deadlock
+ * @param deadlockDetection how long a deadlock seen only through futures lanes did not make
+ *     ({@code CompletableFuture.supplyAsync(.., lane).join()}) must hold before it is reported;
+ *     one seen through lanes' own futures is reported the moment it forms
  * @param maxCompensationThreads bound on the extra threads of {@link DeadlockPolicy#COMPENSATE}
  */
 public record HealthConfig(
@@ -41,30 +42,40 @@ public record HealthConfig(
     Objects.requireNonNull(exitAfter, "exitAfter");
     Objects.requireNonNull(deadlockPolicy, "deadlockPolicy");
     Objects.requireNonNull(deadlockDetection, "deadlockDetection");
-    requirePositive("window", window);
-    requirePositive("deadlockDetection", deadlockDetection);
-    requireNotNegative("minWait", minWait);
-    requireNotNegative("enterAfter", enterAfter);
-    requireNotNegative("exitAfter", exitAfter);
+  }
+
+  /**
+   * Checks every setting and their combination; the message names the lane, the setting, the
+   * bound and the value. Called when the settings are given to a lane ({@link
+   * LaneBuilder#health}), since only then is the lane known.
+   */
+  void validate(String lane) {
+    String p = "lane " + LaneBuilder.quote(lane) + ": health ";
+    requirePositive(p, "window", window);
+    requirePositive(p, "deadlockDetection", deadlockDetection);
+    requireNotNegative(p, "minWait", minWait);
+    requireNotNegative(p, "enterAfter", enterAfter);
+    requireNotNegative(p, "exitAfter", exitAfter);
     if (fixedWaitThreshold != null) {
-      requirePositive("fixedWaitThreshold", fixedWaitThreshold);
+      requirePositive(p, "fixedWaitThreshold", fixedWaitThreshold);
     }
     if (!(waitToRunRatio > 0) || Double.isInfinite(waitToRunRatio)) {
       throw new IllegalArgumentException(
-          "health waitToRunRatio must be a finite number > 0, was " + waitToRunRatio);
+          p + "waitToRunRatio must be a finite number > 0, was " + waitToRunRatio);
     }
     if (maxCompensationThreads < 0 || maxCompensationThreads > LaneBuilder.MAX_THREADS) {
-      throw new IllegalArgumentException(
-          "health maxCompensationThreads must be between 0 and "
-              + LaneBuilder.MAX_THREADS
-              + ", was "
-              + maxCompensationThreads);
+      throw new IllegalArgumentException(p + "maxCompensationThreads must be between 0 and "
+          + LaneBuilder.MAX_THREADS + ", was " + maxCompensationThreads);
+    }
+    if (deadlockPolicy == DeadlockPolicy.COMPENSATE && maxCompensationThreads == 0) {
+      throw new IllegalArgumentException(p + "maxCompensationThreads must be between 1 and "
+          + LaneBuilder.MAX_THREADS + " with deadlockPolicy COMPENSATE, was 0");
     }
   }
 
   /**
-   * Window 5 s, wait > 1 × run, min wait 1 ms, enter after 1 s, exit after 2 s, deadlocks
-   * reported after 1 s, up to 64 compensation threads.
+   * Window 5 s, wait > 1 × run, min wait 1 ms, enter after 1 s, exit after 2 s, deadlocks seen
+   * through futures lanes did not make reported after 200 ms, up to 64 compensation threads.
    */
   public static HealthConfig defaults() {
     return new HealthConfig(
@@ -75,7 +86,7 @@ public record HealthConfig(
         Duration.ofSeconds(1),
         Duration.ofSeconds(2),
         DeadlockPolicy.REPORT,
-        Duration.ofSeconds(1),
+        Duration.ofMillis(200),
         64);
   }
 
@@ -119,15 +130,15 @@ public record HealthConfig(
         exitAfter, deadlockPolicy, deadlockDetection, max);
   }
 
-  private static void requirePositive(String setting, Duration d) {
+  private static void requirePositive(String prefix, String setting, Duration d) {
     if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException("health " + setting + " must be > 0, was " + d);
+      throw new IllegalArgumentException(prefix + setting + " must be > 0, was " + d);
     }
   }
 
-  private static void requireNotNegative(String setting, Duration d) {
+  private static void requireNotNegative(String prefix, String setting, Duration d) {
     if (d.isNegative()) {
-      throw new IllegalArgumentException("health " + setting + " must be ≥ 0, was " + d);
+      throw new IllegalArgumentException(prefix + setting + " must be ≥ 0, was " + d);
     }
   }
 }

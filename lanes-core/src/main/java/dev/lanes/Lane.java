@@ -104,6 +104,16 @@ public interface Lane extends ExecutorService, AutoCloseable {
    */
   SizingAdvice sizingAdvice();
 
+  /**
+   * Stops taking tasks, interrupts the running ones and returns those that never started, as
+   * objects you can act on: for a task given to {@code submit}, the {@code Future} it returned
+   * (already cancelled); for a task given to {@code execute}, the {@code Runnable} you gave (not
+   * decorated; a future that {@code CompletableFuture.supplyAsync(.., lane)} made for it is
+   * cancelled where lanes can reach it). Each is counted as returned.
+   */
+  @Override
+  java.util.List<Runnable> shutdownNow();
+
   /** Shuts down and waits for every accepted task to finish (as {@link ExecutorService#close()}). */
   @Override
   void close();

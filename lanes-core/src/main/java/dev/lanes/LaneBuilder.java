@@ -41,16 +41,39 @@ public final class LaneBuilder {
   private HealthConfig health = HealthConfig.defaults();
 
   LaneBuilder(String name, LaneKind kind, int concurrency) {
-    if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("lane name must not be blank, was " + quote(name));
-    }
-    this.name = name;
+    this.name = checkName(name);
     this.kind = Objects.requireNonNull(kind, "kind");
     if (kind == LaneKind.VIRTUAL) {
       maxConcurrency(concurrency);
     } else {
       threads(concurrency);
     }
+  }
+
+  /** Longest lane name. */
+  public static final int MAX_NAME_LENGTH = 200;
+
+  /** A lane's name, trimmed; printable characters only, 1 to {@value #MAX_NAME_LENGTH} of them. */
+  static String checkName(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("lane name must not be blank, was " + quote(name));
+    }
+    String trimmed = name.strip();
+    if (trimmed.length() > MAX_NAME_LENGTH) {
+      throw new IllegalArgumentException("lane name must be at most " + MAX_NAME_LENGTH
+          + " characters, was " + trimmed.length() + " (" + quote(trimmed.substring(0, 40)) + "…)");
+    }
+    for (int i = 0; i < trimmed.length(); ) {
+      int cp = trimmed.codePointAt(i);
+      if (Character.isISOControl(cp) || !Character.isDefined(cp)
+          || Character.getType(cp) == Character.FORMAT) {
+        throw new IllegalArgumentException(String.format(
+            "lane name must be printable, was %s with U+%04X at index %d",
+            quote(trimmed.replaceAll("\\p{Cntrl}", "?")), cp, i));
+      }
+      i += Character.charCount(cp);
+    }
+    return trimmed;
   }
 
   static LaneBuilder from(LaneConfig c) {
@@ -95,7 +118,12 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** How many tasks may wait for a thread (default {@value #DEFAULT_QUEUE_CAPACITY}). */
+  /**
+   * How many tasks may wait beyond the ones running (default {@value #DEFAULT_QUEUE_CAPACITY}): the
+   * lane holds at most {@code threads} (or {@code maxConcurrency}) + {@code queueCapacity}
+   * unfinished tasks, whatever its workers are doing at the instant of a submission. The queue's
+   * slots are allocated up front.
+   */
   public LaneBuilder queueCapacity(int queueCapacity) {
     requireRange("queueCapacity", queueCapacity, 1, MAX_QUEUE_CAPACITY);
     this.queueCapacity = queueCapacity;
@@ -149,8 +177,8 @@ public final class LaneBuilder {
   /**
    * Makes the lane's threads. Default: platform threads named {@code <lane>-<n>} with the {@link
    * #daemon} setting, or virtual threads named the same way for a virtual lane. A factory given
-   * here must make virtual threads for a virtual lane; it may return {@code null} or throw to
-   * refuse, which lanes handles.
+   * here must make virtual threads for a virtual lane ({@link #build()} asks it for one unstarted
+   * thread to check); it may return {@code null} or throw to refuse, which lanes handles.
    */
   public LaneBuilder threadFactory(ThreadFactory threadFactory) {
     this.threadFactory = threadFactory;
@@ -175,9 +203,14 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** Saturation and deadlock-detection settings (default {@link HealthConfig#defaults()}). */
+  /**
+   * Saturation and deadlock-detection settings (default {@link HealthConfig#defaults()}); checked
+   * here, with this lane's name in the message.
+   */
   public LaneBuilder health(HealthConfig health) {
-    this.health = Objects.requireNonNull(health, prefix() + "health must not be null");
+    Objects.requireNonNull(health, prefix() + "health must not be null");
+    health.validate(name);
+    this.health = health;
     return this;
   }
 
@@ -201,8 +234,24 @@ public final class LaneBuilder {
         health);
   }
 
-  /** Builds and starts the lane (a platform lane starts its threads now). */
+  /**
+   * Builds and starts the lane (a platform lane starts its threads now). Checks the combination of
+   * settings first: a thread factory must make virtual threads for a virtual lane (it is asked
+   * for one unstarted thread to see), and the queue's up-front memory must fit the heap.
+   */
   public Lane build() {
+    if (threadFactory != null && kind == LaneKind.VIRTUAL) {
+      Thread probe;
+      try {
+        probe = threadFactory.newThread(() -> {});
+      } catch (RuntimeException | Error refused) {
+        probe = null; // a factory that refuses now is handled when a thread is needed
+      }
+      if (probe != null && !probe.isVirtual()) {
+        throw new IllegalArgumentException(prefix() + "threadFactory must make virtual threads for"
+            + " a virtual lane, made platform thread " + quote(probe.getName()));
+      }
+    }
     return new LaneExecutor(config());
   }
 

@@ -13,8 +13,10 @@ import java.util.Map;
  * @param submitted every call to submit or execute, accepted or not
  * @param started tasks that began running
  * @param completed ran and returned normally
- * @param failed ran and threw (or could not be started, see {@link RejectReason})
- * @param cancelled cancelled while queued or running
+ * @param failed ran and threw, or ended failed without running to an end: failed by the deadlock
+ *     policy FAIL, or running on a thread that died. (A task that could not get a thread is
+ *     counted in {@code rejectedByReason} under {@link RejectReason#THREAD_START_FAILED}.)
+ * @param cancelled cancelled while queued or running (a cancel after the task ended is none)
  * @param rejectedByReason refusals and drops by reason
  * @param returnedByShutdownNow never-started tasks handed back by {@code shutdownNow}
  */

@@ -23,9 +23,15 @@ package dev.lanes;
  * @param recent tasks that ended in the last completed stats interval (or, before one completed,
  *     since start); at least {@code statsInterval} long, longer if nobody read stats meanwhile
  * @param saturatedNanos total time spent SATURATED or worse ("server saturation time")
- * @param byLabel figures per task label (labelled tasks only)
+ * @param byLabel figures per task label (labelled tasks only); at most {@link #MAX_LABELS}
+ *     labels are kept apart, and the tasks of any further label are added up under {@link
+ *     #OTHER_LABEL}
  * @param cpuBoundSamples CPU-sampled tasks whose own W/C was below 0.25 (computing)
  * @param blockingSamples CPU-sampled tasks whose own W/C was above 3 (mostly waiting)
+ * @param betweenTasksNanos time the lane's threads spent between tasks running other code: the
+ *     dependent stages that completing a task's future ran synchronously ({@code thenApply} and
+ *     friends without an executor), task listeners and the exception handler. It is counted in no
+ *     task's run or CPU time; a large figure means the lane's threads do other code's work.
  */
 public record LaneStats(
     String lane,
@@ -45,7 +51,14 @@ public record LaneStats(
     long saturatedNanos,
     java.util.Map<String, LabelFigures> byLabel,
     long cpuBoundSamples,
-    long blockingSamples) {
+    long blockingSamples,
+    long betweenTasksNanos) {
+
+  /** Most labels whose figures are kept apart in {@link #byLabel()}. */
+  public static final int MAX_LABELS = 1_000;
+
+  /** The {@link #byLabel()} entry that adds up the tasks of labels beyond {@link #MAX_LABELS}. */
+  public static final String OTHER_LABEL = "(other labels)";
 
   public LaneStats {
     byLabel = java.util.Map.copyOf(byLabel);

@@ -26,9 +26,17 @@ class QueuedMemoryTest {
 
   static Map<String, String> runProbe(String heap, String mode, int tasks)
       throws IOException, InterruptedException {
+    return runProbe(QueuedMemoryProbe.class, heap, mode, Integer.toString(tasks));
+  }
+
+  /** Runs {@code probe}'s main in a JVM of its own and reads its {@code key=value} lines. */
+  static Map<String, String> runProbe(Class<?> probe, String heap, String... args)
+      throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(List.of(java, heap, "-cp", System.getProperty("java.class.path"),
-            QueuedMemoryProbe.class.getName(), mode, Integer.toString(tasks)))
+    List<String> cmd = new java.util.ArrayList<>(
+        List.of(java, heap, "-cp", System.getProperty("java.class.path"), probe.getName()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .start();
     byte[] bytes;

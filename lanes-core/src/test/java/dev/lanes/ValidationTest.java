@@ -55,10 +55,11 @@ class ValidationTest {
   @Test
   void cpuTimingAndHealth() {
     assertThatThrownBy(() -> CpuTiming.sampled(0)).hasMessage("cpuTiming sample must be ≥ 1, was 0");
-    assertThatThrownBy(() -> HealthConfig.defaults().withWaitToRunRatio(0))
-        .hasMessage("health waitToRunRatio must be a finite number > 0, was 0.0");
-    assertThatThrownBy(() -> HealthConfig.defaults().withDeadlockDetection(Duration.ZERO))
-        .hasMessage("health deadlockDetection must be > 0, was PT0S");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).health(HealthConfig.defaults().withWaitToRunRatio(0)))
+        .hasMessage("lane \"db\": health waitToRunRatio must be a finite number > 0, was 0.0");
+    assertThatThrownBy(() -> Lane.virtual("api", 1)
+            .health(HealthConfig.defaults().withDeadlockDetection(Duration.ZERO)))
+        .hasMessage("lane \"api\": health deadlockDetection must be > 0, was PT0S");
   }
 
   @Test

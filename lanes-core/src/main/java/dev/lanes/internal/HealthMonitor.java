@@ -6,14 +6,15 @@ import dev.lanes.HealthEvent;
 import dev.lanes.LaneDeadlockException;
 import dev.lanes.LaneHealth;
 import dev.lanes.Subscription;
+import java.lang.ref.WeakReference;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -21,17 +22,25 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * One lane's health: the saturation state machine, starvation-deadlock detection, and the cures
- * of the deadlock policies.
+ * One lane's health: the saturation state machine, the lane's side of starvation-deadlock
+ * detection ({@link Deadlocks} finds them), and the cures of the deadlock policies.
  *
- * <p><b>Concurrency design.</b> All state lives under {@code lock}. It is evaluated by {@link
+ * <p><b>Concurrency design.</b> A lane's state lives under {@code lock}. It is evaluated by {@link
  * #tick(long)}, which the process-wide {@code lanes-health} daemon thread calls for every live
- * lane every {@value #TICK_MILLIS} ms (and tests may call directly with a fake clock), and by
- * {@link #workerWaits}, which a lane worker calls just before it blocks on a lanes future: that is
- * the moment a nested-submission cycle forms, so it is checked there at once. Nothing here runs
- * on the task hot path: a worker that never blocks on a lanes future never enters this class.
- * Listeners are called outside the lock, in transition order per lane (transitions are queued
- * under the lock and delivered by whoever made them, serialised by {@code deliveryLock}).
+ * lane every {@value #TICK_MILLIS} ms (and tests may call through {@code checkHealth()} with a
+ * fake clock), after a deadlock analysis of every lane. A worker about to block on a lanes future
+ * triggers an analysis at once ({@link Deadlocks#workerWaits}), since that is the moment a cycle
+ * forms. Nothing here runs on the task hot path. No user code runs under {@code lock}: listeners
+ * are called after it is released, in transition order per lane (transitions are queued under the
+ * lock and delivered by whoever made them, serialised by {@code deliveryLock}), and the cures
+ * (which complete futures, so run dependent stages) are handed back to the analysis, which runs
+ * them once every lock is released.
+ *
+ * <p><b>The health thread</b> holds lanes weakly: a lane nobody references and that has no live
+ * thread can be collected without being closed. The thread starts with the first lane, ends when
+ * no lane is left (and starts again with the next), has no context class loader and inherits no
+ * thread-locals (so it pins no web application's loader), and survives its own failures: an
+ * exception checking one lane is logged (and a failing logger ignored) and the next tick goes on.
  *
  * <p>Saturation is judged from window differences of the lane's cumulative timing sums (tasks
  * ended in the window) and from the age of the oldest queued task, so a lane whose queue does not
@@ -40,12 +49,15 @@ import java.util.function.Consumer;
 final class HealthMonitor {
   static final long TICK_MILLIS = 100;
   private static final System.Logger LOG = System.getLogger("dev.lanes");
-  private static final Set<LaneExecutor> LANES = ConcurrentHashMap.newKeySet();
-  private static volatile Thread ticker;
+  /** Every lane not yet terminated, weakly (see the class comment). Guarded by TICKER_LOCK. */
+  private static final Set<WeakReference<LaneExecutor>> LANES = new HashSet<>();
   private static final ReentrantLock TICKER_LOCK = new ReentrantLock();
+  /** The health thread, or null when none runs. Guarded by TICKER_LOCK. */
+  private static Thread ticker;
 
   private final LaneExecutor lane;
   private final HealthConfig config;
+  private final WeakReference<LaneExecutor> registration;
   private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
       new CopyOnWriteArrayList<>();
   private final ReentrantLock lock = new ReentrantLock();
@@ -59,66 +71,119 @@ final class HealthMonitor {
   private LaneHealth candidate = LaneHealth.OK;
   private long candidateSince;
   private long saturatedAccum;
-  private long lastStarted = -1;
-  private long lastProgress;
-  private boolean deadlockHandled;
+  /** The deadlock this lane is in now, as last found; null when none. */
+  private String deadlockDiagnostic;
+  private Map<String, Double> deadlockFigures;
+  /** Since when a cycle proven only from futures' waiters has held, or -1. */
+  private long stackProofSince = -1;
 
   HealthMonitor(LaneExecutor lane, HealthConfig config) {
     this.lane = lane;
     this.config = config;
+    this.registration = new WeakReference<>(lane);
     long now = lane.now();
     this.stateSince = now;
     this.candidateSince = now;
-    this.lastProgress = now;
     samples.addLast(new long[] {now, 0, 0, 0, 0});
   }
 
   // ------------------------------------------------------------------ process-wide ticker
 
-  static void register(LaneExecutor lane) {
-    LANES.add(lane);
-    if (ticker == null) {
-      startTicker();
-    }
-  }
-
-  static void unregister(LaneExecutor lane) {
-    LANES.remove(lane);
-  }
-
-  private static void startTicker() {
+  void register() {
     TICKER_LOCK.lock();
     try {
-      startTickerLocked();
+      LANES.add(registration);
+      if (ticker == null) {
+        Thread t =
+            Thread.ofPlatform()
+                .name("lanes-health")
+                .daemon(true)
+                .inheritInheritableThreadLocals(false)
+                .unstarted(HealthMonitor::tickForever);
+        t.setContextClassLoader(null);
+        ticker = t;
+        t.start();
+      }
     } finally {
       TICKER_LOCK.unlock();
     }
   }
 
-  private static void startTickerLocked() {
-    if (ticker != null) {
-      return;
+  void unregister() {
+    TICKER_LOCK.lock();
+    try {
+      LANES.remove(registration);
+    } finally {
+      TICKER_LOCK.unlock();
     }
-    Thread t =
-        Thread.ofPlatform()
-            .name("lanes-health")
-            .daemon(true)
-            .unstarted(
-                () -> {
-                  for (; ; ) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
-                    for (LaneExecutor l : LANES) {
-                      try {
-                        l.health.tick(l.now());
-                      } catch (Throwable e) {
-                        LOG.log(System.Logger.Level.ERROR,
-                            "lanes-health: checking lane \"" + l.name() + "\" failed", e);
-                      }
-                    }
-                  }
-                });
-    t.start();
-    ticker = t;
+  }
+
+  /** The registered lanes that are still reachable (strong references, for one analysis). */
+  static List<LaneExecutor> registeredLanes() {
+    TICKER_LOCK.lock();
+    try {
+      List<LaneExecutor> out = new ArrayList<>(LANES.size());
+      for (var it = LANES.iterator(); it.hasNext(); ) {
+        LaneExecutor l = it.next().get();
+        if (l == null) {
+          it.remove();
+        } else {
+          out.add(l);
+        }
+      }
+      return out;
+    } finally {
+      TICKER_LOCK.unlock();
+    }
+  }
+
+  /** True while the health thread runs (for tests). */
+  static boolean tickerRunning() {
+    TICKER_LOCK.lock();
+    try {
+      return ticker != null;
+    } finally {
+      TICKER_LOCK.unlock();
+    }
+  }
+
+  private static void tickForever() {
+    for (; ; ) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
+      List<LaneExecutor> lanes;
+      TICKER_LOCK.lock();
+      try {
+        lanes = registeredLanes();
+        if (lanes.isEmpty()) {
+          ticker = null; // a lane registered from now on starts a new thread
+          return;
+        }
+      } finally {
+        TICKER_LOCK.unlock();
+      }
+      try {
+        Deadlocks.check(lanes);
+      } catch (Throwable e) {
+        logQuietly("lanes-health: deadlock analysis failed", e);
+      }
+      for (LaneExecutor l : lanes) {
+        try {
+          l.reapDeadWorkers();
+          l.health.tick(l.now());
+        } catch (Throwable e) {
+          logQuietly("lanes-health: checking lane \"" + l.name() + "\" failed", e);
+        }
+      }
+      lanes = null; // hold no lane while parked
+    }
+  }
+
+  private static void logQuietly(String message, Throwable e) {
+    try {
+      LOG.log(System.Logger.Level.ERROR, message, e);
+    } catch (Throwable ignored) {
+      // the health thread must outlive a failing logger
+    }
   }
 
   // ------------------------------------------------------------------ reading
@@ -161,55 +226,82 @@ final class HealthMonitor {
       while (samples.size() > 2 && now - samples.peekFirst()[0] > windowNanos) {
         samples.removeFirst();
       }
-      long startedNow = lane.startedCount();
-      if (startedNow != lastStarted) {
-        lastStarted = startedNow;
-        lastProgress = now;
-      }
       Map<String, Double> figures = new LinkedHashMap<>();
-      DeadlockFinding deadlock = findDeadlock(now, true);
       LaneHealth desired;
       String why;
-      if (deadlock != null) {
+      if (deadlockDiagnostic != null) {
         desired = LaneHealth.DEADLOCKED;
-        why = deadlock.diagnostic;
-        figures.putAll(deadlock.figures);
+        why = deadlockDiagnostic;
+        figures.putAll(deadlockFigures);
       } else {
-        deadlockHandled = false;
         desired = judgeLoad(now, figures);
         why = describe(desired, figures);
       }
       move(desired, now, figures, why);
-      if (deadlock != null) {
-        cure(deadlock);
-      }
     } finally {
       lock.unlock();
     }
     deliver();
   }
 
-  /** A worker of some lane is about to block on {@code future}. */
-  void workerWaits(Worker w, LaneFuture<?> future) {
-    if (future.lane() != lane) {
-      return;
-    }
-    TaskEnvelope e = future.envelope;
-    if (e == null || e.state() != TaskEnvelope.QUEUED) {
-      return;
-    }
+  /**
+   * {@link Deadlocks} found this lane stuck: enter DEADLOCKED and add this lane's cure (its policy
+   * applied to the awaited tasks queued here) to {@code cures}, which the caller runs once every
+   * lock is released. Runs every time a cycle is found, so a second cycle is handled like the
+   * first; a task already handled is no longer queued, so it is never handled twice.
+   */
+  void deadlocked(Deadlocks.Finding f, String diagnostic, Map<String, Double> figures,
+      List<Runnable> cures) {
+    long now = lane.now();
     lock.lock();
     try {
-      long now = lane.now();
-      DeadlockFinding d = findDeadlock(now, false);
-      if (d != null) {
-        move(LaneHealth.DEADLOCKED, now, d.figures, d.diagnostic);
-        cure(d);
+      if (f.partlyReadFromFutures()) {
+        // Waits read from the JDK's futures: report once the proof has held for a while.
+        if (stackProofSince < 0) {
+          stackProofSince = now;
+        }
+        if (now - stackProofSince < config.deadlockDetection().toNanos()) {
+          return;
+        }
+      }
+      deadlockDiagnostic = diagnostic;
+      deadlockFigures = figures;
+      move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
+      List<TaskEnvelope> awaited = f.awaitedIn(lane);
+      switch (config.deadlockPolicy()) {
+        case REPORT -> {}
+        case FAIL -> {
+          LaneDeadlockException ex = new LaneDeadlockException(lane.name(),
+              String.format(Locale.ROOT,
+                  "lane \"%s\" is deadlocked: its workers wait on tasks queued behind them (%d"
+                      + " lanes in the cycle); failing the awaited task instead of hanging",
+                  lane.name(), f.lanes().size()));
+          if (!awaited.isEmpty()) {
+            cures.add(() -> lane.failIfQueued(awaited, ex));
+          }
+        }
+        case COMPENSATE -> {
+          for (TaskEnvelope e : awaited) {
+            cures.add(() -> lane.runOnCompensationThread(e, config.maxCompensationThreads()));
+          }
+        }
       }
     } finally {
       lock.unlock();
     }
-    deliver();
+    cures.add(this::deliver);
+  }
+
+  /** {@link Deadlocks} found this lane not stuck. */
+  void notDeadlocked() {
+    lock.lock();
+    try {
+      deadlockDiagnostic = null;
+      deadlockFigures = null;
+      stackProofSince = -1;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private LaneHealth judgeLoad(long now, Map<String, Double> figures) {
@@ -289,7 +381,7 @@ final class HealthMonitor {
     LOG.log(level, "lane \"" + lane.name() + "\": " + from + " → " + desired + ": " + why);
   }
 
-  private void deliver() {
+  void deliver() {
     if (!deliveryLock.tryLock()) {
       return; // the holder delivers what we queued
     }
@@ -316,143 +408,6 @@ final class HealthMonitor {
       }
     } finally {
       deliveryLock.unlock();
-    }
-  }
-
-  // ------------------------------------------------------------------ deadlock
-
-  private record DeadlockFinding(
-      List<Worker> workers, List<TaskEnvelope> awaited, Map<String, Double> figures, String diagnostic) {}
-
-  /**
-   * Every live worker waits on work while queued tasks cannot start. {@code useStacks}: also
-   * count workers whose stacks show a wait on a future that lanes did not make (e.g. {@code
-   * CompletableFuture.runAsync(.., lane).join()}), which needs the no-progress period to pass.
-   */
-  private DeadlockFinding findDeadlock(long now, boolean useStacks) {
-    if (lane.queue.isEmpty() || lane.isShutdownNowOrTerminated()) {
-      return null;
-    }
-    List<Worker> live = new ArrayList<>(lane.workers);
-    if (live.isEmpty() || !lane.noFreeCapacity()) {
-      return null; // a free worker (or permit) exists: queued tasks can still start
-    }
-    boolean stalled = now - lastProgress >= config.deadlockDetection().toNanos();
-    List<TaskEnvelope> awaited = new ArrayList<>();
-    StringBuilder frames = new StringBuilder();
-    int viaLanesFuture = 0;
-    for (Worker w : live) {
-      LaneFuture<?> f = w.waitingOn;
-      Thread t = w.thread;
-      if (f != null) {
-        TaskEnvelope e = f.envelope;
-        if (f.lane() != lane || e == null || e.state() != TaskEnvelope.QUEUED) {
-          return null; // waits on something that can still finish
-        }
-        awaited.add(e);
-        viaLanesFuture++;
-      } else if (!(useStacks && stalled && t != null && waitsOnFuture(t))) {
-        return null;
-      }
-      if (t != null) {
-        frames.append("  ").append(t.getName()).append(" (").append(t.getState()).append(")");
-        if (f != null) {
-          frames.append(" waits on ").append(f.envelope);
-        }
-        frames.append('\n');
-        StackTraceElement[] st = t.getStackTrace();
-        for (int i = 0; i < Math.min(st.length, 12); i++) {
-          frames.append("      at ").append(st[i]).append('\n');
-        }
-      }
-    }
-    int queued = lane.queue.size();
-    Map<String, Double> figures = new LinkedHashMap<>();
-    figures.put("workers", (double) live.size());
-    figures.put("queued", (double) queued);
-    figures.put("waitingViaLanesFuture", (double) viaLanesFuture);
-    figures.put("stalledMs", (now - lastProgress) / 1e6);
-    String diagnostic =
-        String.format(Locale.ROOT,
-            "starvation deadlock in lane \"%s\": all %d workers wait on work while %d tasks sit in"
-                + " the same lane's queue and none has started for %.0f ms; policy %s. Workers:%n%s",
-            lane.name(), live.size(), queued, (now - lastProgress) / 1e6,
-            config.deadlockPolicy(), frames);
-    return new DeadlockFinding(live, awaited, figures, diagnostic);
-  }
-
-  private static boolean waitsOnFuture(Thread t) {
-    Thread.State s = t.getState();
-    if (s != Thread.State.WAITING && s != Thread.State.TIMED_WAITING) {
-      return false;
-    }
-    for (StackTraceElement e : t.getStackTrace()) {
-      String c = e.getClassName();
-      String m = e.getMethodName();
-      if ((c.equals("java.util.concurrent.CompletableFuture")
-              && (m.equals("waitingGet") || m.equals("timedGet") || m.equals("join")
-                  || m.equals("get")))
-          || (c.equals("java.util.concurrent.FutureTask")
-              && (m.equals("awaitDone") || m.equals("get")))
-          || (c.equals("java.util.concurrent.ForkJoinTask")
-              && (m.equals("awaitDone") || m.equals("join") || m.equals("get")))) {
-        return true;
-      }
-      if (c.startsWith("dev.lanes.internal.LaneExecutor")) {
-        break; // below the task: nothing of the task's own waits further down
-      }
-    }
-    return false;
-  }
-
-  /** Applies the deadlock policy once per deadlock. Call under lock. */
-  private void cure(DeadlockFinding d) {
-    if (deadlockHandled) {
-      return;
-    }
-    deadlockHandled = true;
-    switch (config.deadlockPolicy()) {
-      case REPORT -> {}
-      case FAIL -> {
-        LaneDeadlockException ex =
-            new LaneDeadlockException(lane.name(),
-                String.format(Locale.ROOT,
-                    "lane \"%s\" is deadlocked: its %d workers all wait on tasks queued behind"
-                        + " them (%d queued); failing the wait instead of hanging",
-                    lane.name(), d.workers.size(), lane.queue.size()));
-        // Claim every awaited task before failing any: a worker freed by the first failure must
-        // not pick up (and run) a task another waiter is about to be failed for.
-        List<TaskEnvelope> claimed = new ArrayList<>();
-        for (TaskEnvelope e : d.awaited) {
-          if (lane.queue.remove(e)) {
-            claimed.add(e);
-          }
-        }
-        if (claimed.size() < d.workers.size()) {
-          // Some waits go through futures lanes did not make (CompletableFuture.runAsync and
-          // friends): claim the queued tasks those futures belong to, oldest first.
-          claimed.addAll(lane.claimQueuedForeignTasks(d.workers.size() - claimed.size()));
-        }
-        for (TaskEnvelope e : claimed) {
-          lane.failClaimed(e, ex);
-        }
-        int failed = claimed.size();
-        if (failed == 0) {
-          LOG.log(System.Logger.Level.WARNING, "lane \"" + lane.name()
-              + "\": FAIL policy could not reach the awaited futures; compensating instead");
-          compensate();
-        }
-      }
-      case COMPENSATE -> compensate();
-    }
-  }
-
-  private void compensate() {
-    int want = Math.min(lane.queue.size(), config.maxCompensationThreads());
-    for (int i = 0; i < want; i++) {
-      if (!lane.addCompensationWorker(config.maxCompensationThreads())) {
-        break;
-      }
     }
   }
 

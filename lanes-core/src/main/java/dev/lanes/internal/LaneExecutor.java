@@ -14,6 +14,7 @@ import dev.lanes.LaneStats;
 import dev.lanes.OverflowPolicy;
 import dev.lanes.RejectReason;
 import dev.lanes.SizingAdvice;
+import dev.lanes.TaskDecorator;
 import dev.lanes.SizingAdvisor;
 import dev.lanes.Subscription;
 import dev.lanes.TaskOutcome;
@@ -46,10 +47,18 @@ import java.util.function.LongSupplier;
  * <p><b>Concurrency design.</b>
  *
  * <ul>
- *   <li><b>Queue.</b> One bounded {@link ArrayBlockingQueue} of {@link TaskEnvelope}s holds the
- *       accepted tasks that have not started. It is the only hand-off between submitters and
- *       workers, and its lock gives the happens-before edge submit → run. A task's future
- *       completes on the worker after the task, which gives run → {@code get()}.
+ *   <li><b>Queue.</b> One {@link ArrayBlockingQueue} of {@link TaskEnvelope}s holds the accepted
+ *       tasks that have not started. It is the only hand-off between submitters and workers, and
+ *       its lock gives the happens-before edge submit → run. A task's future completes on the
+ *       worker after the task, which gives run → {@code get()}.
+ *   <li><b>Admission.</b> {@code unfinished} counts accepted tasks not yet ended (queued or
+ *       running on a worker) and is never above {@code concurrency + queueCapacity}: a task is
+ *       accepted when that count has room (CAS), whatever the workers are doing at that instant,
+ *       so an idle worker's slot counts even before it has taken the previous task off the queue.
+ *       The queue's array is sized {@code queueCapacity + concurrency} (as built) so that an
+ *       admitted task always finds a place. Whoever ends a queued or worker-run task gives its slot
+ *       back ({@link #releaseSlot}); a caller-run task never held one. Callers blocked by the
+ *       block-caller policy wait on {@code roomFreed}, signalled only while one waits.
  *   <li><b>Platform lanes</b> start {@code threads} core workers at build time. A core worker
  *       polls, and blocks in {@code take()} only when the queue is empty (see {@link Worker} for
  *       how shutdown interrupts only idle workers).
@@ -76,7 +85,28 @@ import java.util.function.LongSupplier;
  *       busy flags. A snapshot under load is approximate by the tasks in flight; once quiet, the
  *       books balance exactly.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
+ *   <li><b>Timing.</b> A task's wait runs from its acceptance to the start of its own code, its run
+ *       from there to the return of its own code. What a worker does between two tasks —
+ *       completing the previous future (which runs its dependent stages), task listeners, the
+ *       exception handler — belongs to no task: the worker reads the clock again after it and
+ *       adds the gap to the lane's between-task time. Only when none of those can have run does
+ *       the next task's start reuse the previous end (one clock read saved). With a task
+ *       decorator, the stamps are taken inside it ({@link TaskEnvelope.Timed}), so its capture
+ *       and restore are no task's time either. A future lanes did not make ({@code
+ *       CompletableFuture.supplyAsync(.., lane)}) completes inside the JDK's task object, so its
+ *       synchronous dependent stages count in that task's run.
  * </ul>
+ *
+ * <p><b>Failure model.</b> What a task throws fails its future (or goes to the exception handler
+ * for {@code execute}) and never ends a worker. If lanes' own bookkeeping, a handler or a logger
+ * throws (an {@code OutOfMemoryError} under overload, say), the worker running it ends abruptly:
+ * the task it was running ends failed (its future completed exceptionally) if it had not ended
+ * yet, its slot and permit are given back, and the lane starts a replacement while it runs (a
+ * platform lane keeps its thread count; a virtual lane re-dispatches its queue). A thread that a
+ * custom thread factory's wrapper ends before it ran lanes' code is found by the health thread and
+ * cleaned up the same way. A thread factory that throws or returns null is a start failure: a
+ * platform lane fails to build; a virtual lane fails one queued task (completing its future
+ * exceptionally) only when no worker is left to run it.
  */
 public final class LaneExecutor extends AbstractExecutorService implements Lane {
 
@@ -88,6 +118,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   static final int TERMINATED = 3;
 
   private static final int MAX_STRIPES = 64;
+
+  /** Estimated bytes per queue slot (a reference), for the up-front memory check. */
+  private static final long BYTES_PER_SLOT = 8;
 
   private final LaneConfig config;
   private final String name;
@@ -108,6 +141,15 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   final Set<Worker> workers = ConcurrentHashMap.newKeySet();
 
   private final AtomicInteger liveWorkers = new AtomicInteger();
+  /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
+  private final AtomicInteger unfinished = new AtomicInteger();
+  /** Physical room of the queue: queueCapacity + concurrency as built. */
+  private final int queueRoom;
+  private final ReentrantLock roomLock = new ReentrantLock();
+  /** Signalled when a slot is given back while a caller waits (block-caller policy). */
+  private final Condition roomFreed = roomLock.newCondition();
+  /** Callers waiting on {@code roomFreed}; written under roomLock. */
+  private volatile int blockedCallers;
   private final AtomicInteger permits = new AtomicInteger();
   private volatile int maxConcurrency;
   final AtomicInteger compensationWorkers = new AtomicInteger();
@@ -118,7 +160,10 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   // Outcomes of tasks that ran are counted in the TimingBook's stripes (no atomics on the hot
   // path); these count the rare endings elsewhere.
   private final LongAdder cancelledWhileQueued = new LongAdder();
-  private final LongAdder failedUnstarted = new LongAdder();
+  /** Tasks failed without running to an end on a worker: deadlock FAIL, a worker that died. */
+  private final LongAdder failedElsewhere = new LongAdder();
+  /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
+  private final LongAdder betweenTasksNanos = new LongAdder();
   private final LongAdder returned = new LongAdder();
   private final LongAdder callerRunning = new LongAdder();
   /** Corrections for a future cancelled between a worker's look and its completion. */
@@ -127,6 +172,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   private final TimingBook timings;
   private final ConcurrentHashMap<String, LabelBook> labels = new ConcurrentHashMap<>();
+  /** Distinct labels tracked (at most {@link LaneStats#MAX_LABELS}; the rest share one entry). */
+  private final AtomicInteger labelCount = new AtomicInteger();
   private final LongAdder cpuBoundSamples = new LongAdder();
   private final LongAdder blockingSamples = new LongAdder();
 
@@ -149,7 +196,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     this.cpuOneIn = config.cpuTiming().enabled() && CpuClock.isSupported() ? config.cpuTiming().oneIn() : 0;
     this.overflow = config.overflow();
     this.maxConcurrency = config.concurrency();
-    this.queue = new ArrayBlockingQueue<>(config.queueCapacity());
+    this.queueRoom = config.queueCapacity() + config.concurrency();
+    this.queue = newQueue(config, queueRoom);
     this.threadFactory =
         config.threadFactory() != null ? config.threadFactory() : defaultThreadFactory(config);
     for (RejectReason r : RejectReason.values()) {
@@ -174,7 +222,30 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         }
       }
     }
-    HealthMonitor.register(this);
+    health.register();
+  }
+
+  /**
+   * The queue preallocates its slots; a capacity the heap cannot hold fails here with the figure
+   * instead of a bare {@code OutOfMemoryError}.
+   */
+  private static ArrayBlockingQueue<TaskEnvelope> newQueue(LaneConfig config, int room) {
+    Runtime rt = Runtime.getRuntime();
+    long needed = room * BYTES_PER_SLOT;
+    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    String advice = "lane \"" + config.name() + "\": queueCapacity " + config.queueCapacity()
+        + " needs about " + (needed >> 20) + " MiB up front (the queue preallocates "
+        + room + " slots: queueCapacity + concurrency)";
+    if (needed > free / 2) {
+      throw new IllegalArgumentException(advice + ", more than half of the " + (free >> 20)
+          + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
+    }
+    try {
+      return new ArrayBlockingQueue<>(room);
+    } catch (OutOfMemoryError e) {
+      throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
+          + " queueCapacity or raise -Xmx", e);
+    }
   }
 
   private static int cores() {
@@ -224,7 +295,88 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   @Override
   public void execute(String label, Runnable task) {
     Objects.requireNonNull(task, "task");
+    if (task instanceof LaneFuture<?> f && f.lane() == this && f.envelope == null) {
+      // made by newTaskFor (invokeAll and friends): run it as a lanes future, counted as one
+      accept(label, f, f, null);
+      return;
+    }
     accept(label, task, null, task);
+  }
+
+  /** Futures of {@code invokeAll} are lanes' own, so they are counted and cancelled like any. */
+  @Override
+  protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+    return new LaneFuture<>(this, runnable, value);
+  }
+
+  @Override
+  protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Callable<T> callable) {
+    return new LaneFuture<>(this, callable);
+  }
+
+  /**
+   * Runs the tasks as lanes futures (so each is counted like any task) and returns the result of
+   * the first that completes normally; cancels the others (interrupting those running).
+   */
+  @Override
+  public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks)
+      throws InterruptedException, java.util.concurrent.ExecutionException {
+    try {
+      return invokeAny(tasks, false, 0);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no timeout was set", e);
+    }
+  }
+
+  @Override
+  public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+      throws InterruptedException, java.util.concurrent.ExecutionException,
+          java.util.concurrent.TimeoutException {
+    return invokeAny(tasks, true, unit.toNanos(timeout));
+  }
+
+  private <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, boolean timed, long nanos)
+      throws InterruptedException, java.util.concurrent.ExecutionException,
+          java.util.concurrent.TimeoutException {
+    if (tasks.isEmpty()) {
+      throw new IllegalArgumentException("lane \"" + name + "\": invokeAny needs at least one task");
+    }
+    long deadline = System.nanoTime() + nanos;
+    java.util.concurrent.LinkedBlockingQueue<CompletableFuture<T>> done =
+        new java.util.concurrent.LinkedBlockingQueue<>(); // bounded by tasks.size()
+    List<CompletableFuture<T>> futures = new ArrayList<>(tasks.size());
+    try {
+      for (Callable<T> task : tasks) {
+        CompletableFuture<T> f = submit(Objects.requireNonNull(task, "task"));
+        futures.add(f);
+        f.whenComplete((r, e) -> done.add(f));
+      }
+      java.util.concurrent.ExecutionException last = null;
+      for (int i = 0; i < futures.size(); i++) {
+        CompletableFuture<T> f;
+        if (timed) {
+          f = done.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+          if (f == null) {
+            throw new java.util.concurrent.TimeoutException(
+                "lane \"" + name + "\": no task of invokeAny completed in time");
+          }
+        } else {
+          f = done.take();
+        }
+        try {
+          return f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          last = e;
+        } catch (java.util.concurrent.CancellationException e) {
+          last = new java.util.concurrent.ExecutionException(e);
+        }
+      }
+      throw last;
+    } finally {
+      for (CompletableFuture<T> f : futures) {
+        f.cancel(true);
+      }
+    }
   }
 
   @Override
@@ -266,10 +418,21 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
    */
   private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
-    Runnable work = config.taskDecorator().decorate(run);
+    TaskDecorator decorator = config.taskDecorator();
+    TaskEnvelope.Timed timed = null;
+    Runnable work = run;
+    if (decorator != TaskDecorator.NONE) {
+      timed = new TaskEnvelope.Timed(run, ticker);
+      work = decorator.decorate(timed); // what it throws reaches the submitter; nothing accepted
+      if (work == null) {
+        throw new NullPointerException(
+            "lane \"" + name + "\": the task decorator returned null; nothing was accepted");
+      }
+    }
     TaskEnvelope e =
         new TaskEnvelope(this, work, future, label, taskIds.incrementAndGet(), ticker.getAsLong());
     e.source = source;
+    e.timed = timed;
     if (future != null) {
       future.envelope = e;
     }
@@ -280,13 +443,14 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (runState != RUNNING) {
       reject(t, RejectReason.SHUTDOWN);
     }
-    if (!queue.offer(t)) {
+    if (!(tryAdmit() && enqueue(t))) {
       if (!overflow(t)) {
         return; // ran on the caller
       }
     }
     if (runState != RUNNING && queue.remove(t)) {
       // Raced with shutdown: take the task back rather than strand it in a queue nobody drains.
+      releaseSlot();
       tryTerminate(); // shutdown may have seen this task queued and left termination to us
       reject(t, RejectReason.SHUTDOWN);
     }
@@ -295,7 +459,51 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     }
   }
 
-  /** Handles a full queue; returns true if {@code t} ended up queued, false if it ran here. */
+  /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
+  private int admissionLimit() {
+    return (elastic ? maxConcurrency : config.concurrency()) + config.queueCapacity();
+  }
+
+  /** Takes a slot if the lane has room for one more unfinished task. */
+  private boolean tryAdmit() {
+    int limit = admissionLimit();
+    for (; ; ) {
+      int n = unfinished.get();
+      if (n >= limit) {
+        return false;
+      }
+      if (unfinished.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Queues an admitted task; false (slot given back) only if the queue's array is full, which
+   * happens only on a virtual lane whose cap was raised above the one it was built with.
+   */
+  private boolean enqueue(TaskEnvelope t) {
+    if (queue.offer(t)) {
+      return true;
+    }
+    releaseSlot();
+    return false;
+  }
+
+  /** Gives back the slot of a task that ended or left the queue for good. */
+  void releaseSlot() {
+    unfinished.decrementAndGet();
+    if (blockedCallers != 0) {
+      roomLock.lock();
+      try {
+        roomFreed.signal();
+      } finally {
+        roomLock.unlock();
+      }
+    }
+  }
+
+  /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
   private boolean overflow(TaskEnvelope t) {
     switch (overflow) {
       case OverflowPolicy.Reject r -> reject(t, RejectReason.QUEUE_FULL);
@@ -304,30 +512,65 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         return false;
       }
       case OverflowPolicy.BlockCaller b -> {
-        boolean queued;
-        try {
-          queued = queue.offer(t, b.timeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          queued = false;
-        }
-        if (!queued) {
-          reject(t, RejectReason.BLOCK_TIMEOUT);
+        if (!awaitRoom(t, b.timeout().toNanos())) {
+          reject(t, runState != RUNNING ? RejectReason.SHUTDOWN : RejectReason.BLOCK_TIMEOUT);
         }
       }
       case OverflowPolicy.DiscardOldest d -> {
-        while (!queue.offer(t)) {
+        for (; ; ) {
           if (runState != RUNNING) {
             reject(t, RejectReason.SHUTDOWN);
           }
+          if (tryAdmit()) {
+            if (enqueue(t)) {
+              break;
+            }
+            continue;
+          }
           TaskEnvelope victim = queue.poll();
           if (victim != null) {
+            // the victim's slot passes to t: no other submitter can take it meanwhile
             dropped(victim, RejectReason.DISCARDED_OLDEST);
+            if (queue.offer(t)) {
+              break;
+            }
+            releaseSlot();
+          } else {
+            Thread.onSpinWait(); // every slot is a running task or one being queued: brief
           }
         }
       }
     }
     return true;
+  }
+
+  /** Block-caller: waits up to {@code nanos} for room; true once {@code t} is queued. */
+  private boolean awaitRoom(TaskEnvelope t, long nanos) {
+    roomLock.lock();
+    try {
+      blockedCallers++;
+      try {
+        for (; ; ) {
+          if (runState != RUNNING) {
+            return false;
+          }
+          if (tryAdmit() && enqueue(t)) {
+            return true;
+          }
+          if (nanos <= 0) {
+            return false;
+          }
+          nanos = roomFreed.awaitNanos(nanos);
+        }
+      } finally {
+        blockedCallers--;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } finally {
+      roomLock.unlock();
+    }
   }
 
   private void reject(TaskEnvelope t, RejectReason reason) {
@@ -336,17 +579,35 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     throw new LaneRejectedException(name, reason, config.queueCapacity(), queue.size(), running());
   }
 
-  /** A queued task that will never run: count it, cancel its future, record it. */
+  /**
+   * A queued task that will never run (its slot is the caller's to give back or pass on): count
+   * it, end its future visibly, record it.
+   */
   private void dropped(TaskEnvelope victim, RejectReason reason) {
     rejected.get(reason).increment();
     if (victim.future != null) {
       victim.future.cancel(false);
+    } else {
+      endForeign(victim, new LaneRejectedException(
+          name, reason, config.queueCapacity(), queue.size(), running()));
     }
     publish(victim, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
   }
 
+  /**
+   * Ends a task given to {@code execute} that will never run: fails the future that {@code
+   * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
+   * tells the exception handler, so the end is never silent.
+   */
+  private void endForeign(TaskEnvelope t, Throwable why) {
+    if (!ForeignFutures.completeExceptionally(t.source, why)) {
+      reportFailure(Thread.currentThread(), why);
+    }
+  }
+
   /** Called by an envelope whose future was cancelled and which it took out of the queue. */
   void cancelledWhileQueued(TaskEnvelope t) {
+    releaseSlot();
     cancelledWhileQueued.increment();
     publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.CANCELLED);
     if (runState >= SHUTDOWN) {
@@ -363,6 +624,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         return;
       }
       Worker w = new Worker(this, Worker.Kind.ELASTIC, spawnSeq.getAndIncrement() & (timings.stripeCount() - 1));
+      w.holdsPermit = true;
       if (!startWorker(w)) {
         // A worker that is still running will take the queued tasks (it re-checks the queue
         // before it leaves); only when none is left would a task wait forever, so fail one.
@@ -390,9 +652,14 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
    * Gives an elastic worker's permit back; returns true if the worker should go on because work
    * arrived that nobody else will pick up.
    */
-  private boolean releasePermitAndRecheck() {
+  private boolean releasePermitAndRecheck(Worker w) {
+    w.holdsPermit = false;
     permits.decrementAndGet();
-    return runState < STOP && !queue.isEmpty() && tryAcquirePermit();
+    if (runState < STOP && !queue.isEmpty() && tryAcquirePermit()) {
+      w.holdsPermit = true;
+      return true;
+    }
+    return false;
   }
 
   @Override
@@ -420,13 +687,14 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private void failOneQueued(RejectReason reason) {
     TaskEnvelope t = queue.poll();
     if (t != null) {
+      releaseSlot();
       rejected.get(reason).increment();
       LaneRejectedException ex =
           new LaneRejectedException(name, reason, config.queueCapacity(), queue.size(), running());
       if (t.future != null) {
         t.future.completeExceptionally(ex);
       } else {
-        reportFailure(Thread.currentThread(), ex);
+        endForeign(t, ex);
       }
       publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
     }
@@ -455,18 +723,32 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     }
   }
 
-  /** Adds a temporary worker (deadlock compensation); false if none could be added. */
-  boolean addCompensationWorker(int max) {
+  /**
+   * Deadlock COMPENSATE: runs {@code awaited}, a task of a proven cycle still queued here, on a
+   * temporary extra thread that ends after it (at most {@code max} such threads at once). Leaves
+   * the task queued if no thread can be had, and says so.
+   */
+  void runOnCompensationThread(TaskEnvelope awaited, int max) {
     for (; ; ) {
       int n = compensationWorkers.get();
-      if (n >= max || runState >= STOP) {
-        return false;
+      if (runState >= STOP) {
+        return;
+      }
+      if (n >= max) {
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": deadlock policy COMPENSATE"
+            + " is at its bound of " + max + " extra threads; " + awaited + " stays queued");
+        return;
       }
       if (compensationWorkers.compareAndSet(n, n + 1)) {
         break;
       }
     }
+    if (!queue.remove(awaited)) {
+      compensationWorkers.decrementAndGet(); // started or handled meanwhile
+      return;
+    }
     Worker w = new Worker(this, Worker.Kind.COMPENSATION, spawnSeq.getAndIncrement() % timings.stripeCount());
+    w.assigned = awaited;
     ThreadFactory f =
         elastic
             ? threadFactory
@@ -477,12 +759,13 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       Thread t = f.newThread(w);
       w.thread = t;
       t.start();
-      return true;
     } catch (Throwable e) {
       workers.remove(w);
       liveWorkers.decrementAndGet();
       compensationWorkers.decrementAndGet();
-      return false;
+      queue.offer(awaited); // back in line: it still holds its slot, so there is room
+      LOG.log(System.Logger.Level.WARNING,
+          "lane \"" + name + "\": could not start a compensation thread", e);
     }
   }
 
@@ -490,25 +773,103 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (w.thread == null) {
       w.thread = Thread.currentThread();
     }
-    WaitTracker.enter(w);
-    if (cpuOneIn == 1) {
-      w.lastCpu = CpuClock.now();
-    }
-    w.cpuCountdown = cpuOneIn;
+    Throwable abrupt = null;
     try {
+      WaitTracker.enter(w);
+      if (cpuOneIn == 1) {
+        w.lastCpu = CpuClock.now();
+      }
+      w.cpuCountdown = cpuOneIn;
       switch (w.kind) {
         case CORE -> coreLoop(w);
         case ELASTIC -> elasticLoop(w);
-        case COMPENSATION -> compensationLoop(w);
+        case COMPENSATION -> {
+          TaskEnvelope t = w.assigned;
+          w.assigned = null;
+          runTask(w, t, -1);
+        }
       }
+    } catch (Throwable e) {
+      abrupt = e;
+      throw e;
     } finally {
       WaitTracker.exit();
-      workers.remove(w);
-      if (w.kind == Worker.Kind.COMPENSATION) {
-        compensationWorkers.decrementAndGet();
+      exitWorker(w, abrupt);
+    }
+  }
+
+  /**
+   * A worker's way out, run once (by the worker, or by the health thread for a thread that died
+   * before it ran): ends the task it was running if that had not ended, gives back its permit,
+   * replaces it if it ended abruptly while the lane runs, and checks for termination.
+   */
+  private void exitWorker(Worker w, Throwable abrupt) {
+    if (!w.claimExit()) {
+      return;
+    }
+    TaskEnvelope t = w.current;
+    w.current = null;
+    workers.remove(w);
+    if (w.kind == Worker.Kind.COMPENSATION) {
+      compensationWorkers.decrementAndGet();
+      TaskEnvelope never = w.assigned; // the thread died before it took its task
+      if (never != null) {
+        w.assigned = null;
+        queue.offer(never); // still holds its slot
       }
-      liveWorkers.decrementAndGet();
-      tryTerminate();
+    }
+    if (w.holdsPermit) {
+      w.holdsPermit = false;
+      permits.decrementAndGet();
+    }
+    liveWorkers.decrementAndGet();
+    if (t != null) {
+      endAbandoned(w, t, abrupt);
+    }
+    if (abrupt != null || w.diedBeforeRunning()) {
+      replace(w, abrupt);
+    }
+    tryTerminate();
+  }
+
+  /** The task a dying worker was running: end it failed, count it, give its slot back. */
+  private void endAbandoned(Worker w, TaskEnvelope t, Throwable abrupt) {
+    w.endTask();
+    releaseSlot();
+    failedElsewhere.increment();
+    Throwable why = abrupt != null ? abrupt
+        : new IllegalStateException("lane \"" + name + "\": the worker running " + t + " died");
+    if (t.future != null) {
+      t.future.completeExceptionally(why);
+    } else {
+      ForeignFutures.completeExceptionally(t.source, why);
+    }
+  }
+
+  /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
+  private void replace(Worker dead, Throwable abrupt) {
+    try {
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": worker "
+          + (dead.thread == null ? "?" : dead.thread.getName())
+          + " ended abruptly; replacing it", abrupt);
+    } catch (Throwable ignored) {
+      // a failing logger must not stop the replacement
+    }
+    int rs = runState;
+    if (dead.kind == Worker.Kind.CORE
+        && (rs == RUNNING || (rs == SHUTDOWN && !queue.isEmpty()))) {
+      startWorker(new Worker(this, Worker.Kind.CORE, dead.stripe));
+    } else if (dead.kind == Worker.Kind.ELASTIC) {
+      dispatch();
+    }
+  }
+
+  /** Cleans up workers whose thread died before it ran lanes' code (health thread). */
+  void reapDeadWorkers() {
+    for (Worker w : workers) {
+      if (w.diedBeforeRunning()) {
+        exitWorker(w, null);
+      }
     }
   }
 
@@ -560,60 +921,65 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     for (; ; ) {
       TaskEnvelope t = runState >= STOP ? null : queue.poll();
       if (t == null) {
-        if (!releasePermitAndRecheck()) {
+        if (!releasePermitAndRecheck(w)) {
           return;
         }
         lastEnd = -1;
         continue;
       }
       lastEnd = runTask(w, t, lastEnd);
-      if (permits.get() > maxConcurrency && !releasePermitAndRecheck()) {
+      if (permits.get() > maxConcurrency && !releasePermitAndRecheck(w)) {
         return; // the cap was lowered: this permit goes
       }
     }
   }
 
-  private void compensationLoop(Worker w) {
-    for (; ; ) {
-      TaskEnvelope t = runState >= STOP ? null : queue.poll();
-      if (t == null) {
-        return;
-      }
-      runTask(w, t, -1);
-    }
-  }
-
   /**
-   * Runs one task on the current thread, times it and counts its ending; returns when it ended.
-   * {@code w} is null when a caller runs the task (caller-runs policy). {@code startHint} is the
-   * end of this worker's previous task when it took this one straight after (no wait in between),
-   * which saves a clock read: the task's start then includes the dequeue, tens of nanoseconds.
+   * Runs one task on the current thread, times it and counts its ending; returns the time from
+   * which the worker's next task, if it takes one at once, may count as started. {@code w} is null
+   * when a caller runs the task (caller-runs policy). {@code startHint} is that time from the
+   * worker's previous task (or -1): reusing it saves a clock read, and the task's start then
+   * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
+   * time.
    */
   private long runTask(Worker w, TaskEnvelope t, long startHint) {
     Thread me = Thread.currentThread();
-    if (runState < STOP) {
-      Thread.interrupted(); // a task must not inherit an interrupt meant for an earlier one
+    boolean onCaller = w == null;
+    // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
+    // a worker's task must not inherit an interrupt meant for an earlier one.
+    boolean callerInterrupted = onCaller && me.isInterrupted();
+    if (!onCaller && runState < STOP) {
+      Thread.interrupted();
     }
     LaneFuture<?> f = t.future;
     if (f != null) {
       t.markRunning(me);
     }
     if (w != null) {
+      w.current = t;
       w.beginTask();
     } else {
       callerRunning.increment();
     }
-    long start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.getAsLong();
-    long cpuStart = -1;
-    if (cpuOneIn == 1 && w != null && w.lastCpu >= 0) {
-      cpuStart = w.lastCpu;
-    } else if (cpuOneIn > 0) {
+    boolean sampleCpu = false;
+    if (cpuOneIn > 0) {
       if (w == null || --w.cpuCountdown <= 0) {
         if (w != null) {
           w.cpuCountdown = cpuOneIn;
         }
-        cpuStart = CpuClock.now();
+        sampleCpu = true;
       }
+    }
+    TaskEnvelope.Timed timed = t.timed;
+    long start = -1;
+    long cpuStart = -1;
+    if (timed == null) {
+      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.getAsLong();
+      if (sampleCpu) {
+        cpuStart = cpuOneIn == 1 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
+      }
+    } else {
+      timed.sampleCpu = sampleCpu;
     }
     LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
     Throwable failure = null;
@@ -622,39 +988,57 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     } catch (Throwable e) {
       failure = e;
     }
-    long end = ticker.getAsLong();
+    long end;
+    long cpu = -1;
+    boolean notRun = false; // the task decorator never ran the task
+    if (timed == null) {
+      end = ticker.getAsLong();
+      if (cpuStart >= 0) {
+        long c = CpuClock.now();
+        cpu = Math.max(0, c - cpuStart);
+        if (cpuOneIn == 1 && w != null) {
+          w.lastCpu = c;
+        }
+      }
+    } else {
+      if (w != null) {
+        w.lastCpu = -1; // the decorator ran around the task: its CPU is no task's
+      }
+      if (timed.start >= 0) {
+        start = timed.start;
+        end = timed.end;
+        cpu = timed.cpu();
+      } else {
+        notRun = true;
+        start = end = ticker.getAsLong();
+      }
+    }
     if (event != null) {
       event.end();
     }
-    long cpu = -1;
-    if (cpuStart >= 0) {
-      long c = CpuClock.now();
-      cpu = Math.max(0, c - cpuStart);
-      if (cpuOneIn == 1 && w != null) {
-        w.lastCpu = c;
-      }
-    }
     if (f != null) {
       t.finishRun(runState >= STOP);
+      notRun |= !f.ran();
+    }
+    if (notRun && failure == null) {
+      failure = new IllegalStateException(
+          "lane \"" + name + "\": the task decorator returned without running " + t);
     }
     TaskOutcome outcome;
-    if (f == null) {
-      outcome = failure == null ? TaskOutcome.COMPLETED : TaskOutcome.FAILED;
-    } else if (f.isDone()) {
+    if (f != null && f.isDone()) {
       outcome =
           f.isCancelled()
               ? TaskOutcome.CANCELLED
               : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
+    } else if (notRun || (f == null ? failure != null : f.runFailed())) {
+      outcome = TaskOutcome.FAILED;
+    } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut && fut.isCancelled()) {
+      outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
     } else {
-      outcome = f.runFailed() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
+      outcome = TaskOutcome.COMPLETED;
     }
     int stripe = w != null ? w.stripe : (int) (me.threadId() % timings.stripeCount());
     timings.record(stripe, start - t.acceptedNanos, end - start, cpu, outcome.ordinal());
-    if (w != null) {
-      w.endTask();
-    } else {
-      callerRunning.decrement();
-    }
     if (cpu >= 0) {
       long waiting = (end - start) - cpu;
       if (waiting < SizingAdvisor.CPU_BOUND_WC * cpu) {
@@ -664,13 +1048,36 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       }
     }
     if (!t.label.isEmpty()) {
-      labels.computeIfAbsent(t.label, k -> new LabelBook()).add(end - start, cpu);
+      labelBook(t.label).add(end - start, cpu);
     }
-    if (f != null && !f.isDone() && !f.completeFromRun() && f.isCancelled()) {
-      // Cancelled between our look and our completion: the future says cancelled, so do we.
-      outcomeCorrections[outcome.ordinal()].decrement();
-      outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
-      outcome = TaskOutcome.CANCELLED;
+    if (w != null) {
+      w.endTask();
+      w.current = null;
+      releaseSlot();
+    } else {
+      callerRunning.decrement();
+    }
+    // From here on, other code may run on this thread: none of it is this task's time.
+    Consumer<? super TaskRecord>[] listeners = taskListeners;
+    boolean otherCodeRan = listeners.length > 0 || (f == null && failure != null);
+    if (f != null) {
+      otherCodeRan |= f.getNumberOfDependents() > 0;
+      boolean completed;
+      if (f.isDone()) {
+        completed = true; // cancelled or completed during the run: outcome says which
+      } else if (notRun) {
+        completed = f.completeExceptionally(failure);
+      } else {
+        completed = f.completeFromRun();
+      }
+      if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
+        // Cancelled between our look and our completion: the future says cancelled, so do we.
+        outcomeCorrections[outcome.ordinal()].decrement();
+        outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
+        outcome = TaskOutcome.CANCELLED;
+      }
+      // A stage made from this future before we completed it is visible now (see LaneFuture).
+      otherCodeRan |= f.mayRunDependents();
     }
     if (event != null && event.shouldCommit()) {
       event.lane = name;
@@ -682,11 +1089,41 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       event.outcome = outcome.tag();
       event.commit();
     }
-    publish(t, me.getName(), start, end, cpu, outcome);
-    if (failure != null) {
-      reportFailure(me, failure);
+    if (listeners.length > 0) {
+      publish(listeners, t, me.getName(), start, end, cpu, outcome);
     }
-    return end;
+    if (f == null && failure != null) {
+      if (notRun) {
+        endForeign(t, failure);
+      } else {
+        reportFailure(me, failure);
+      }
+    }
+    if (callerInterrupted && !me.isInterrupted()) {
+      me.interrupt(); // the caller's own interrupt, which a cancel of this task may have cleared
+    }
+    if (!otherCodeRan) {
+      return end;
+    }
+    long after = ticker.getAsLong();
+    betweenTasksNanos.add(Math.max(0, after - end));
+    if (w != null) {
+      w.lastCpu = -1; // read the CPU clock afresh for the next task
+    }
+    return after;
+  }
+
+  /** The figures of {@code label}, or of {@link LaneStats#OTHER_LABEL} once the cap is reached. */
+  private LabelBook labelBook(String label) {
+    LabelBook b = labels.get(label);
+    if (b != null) {
+      return b;
+    }
+    b = labels.computeIfAbsent(label,
+        k -> labelCount.get() < LaneStats.MAX_LABELS && labelCount.incrementAndGet() <= LaneStats.MAX_LABELS
+            ? new LabelBook()
+            : null);
+    return b != null ? b : labels.computeIfAbsent(LaneStats.OTHER_LABEL, k -> new LabelBook());
   }
 
   private void reportFailure(Thread thread, Throwable failure) {
@@ -706,9 +1143,13 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   private void publish(TaskEnvelope t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
     Consumer<? super TaskRecord>[] ls = taskListeners;
-    if (ls.length == 0) {
-      return;
+    if (ls.length > 0) {
+      publish(ls, t, thread, start, end, cpu, outcome);
     }
+  }
+
+  private void publish(Consumer<? super TaskRecord>[] ls, TaskEnvelope t, String thread, long start,
+      long end, long cpu, TaskOutcome outcome) {
     boolean ran = start >= 0;
     TaskRecord r =
         new TaskRecord(
@@ -821,7 +1262,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     int running = running();
     long[] oc = timings.outcomes();
     long comp = oc[0] + outcomeCorrections[0].sum();
-    long fail = oc[1] + outcomeCorrections[1].sum() + failedUnstarted.sum();
+    long fail = oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum();
     long canc = oc[2] + outcomeCorrections[2].sum() + cancelledWhileQueued.sum();
     long st = oc[0] + oc[1] + oc[2] + running;
     long sub = taskIds.get();
@@ -845,7 +1286,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         health.saturatedNanos(now),
         labelFigures(),
         cpuBoundSamples.sum(),
-        blockingSamples.sum());
+        blockingSamples.sum(),
+        betweenTasksNanos.sum());
   }
 
   private java.util.Map<String, LabelFigures> labelFigures() {
@@ -895,26 +1337,51 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   @Override
   public void shutdown() {
     advanceState(SHUTDOWN);
+    wakeBlockedCallers();
     for (Worker w : workers) {
       w.interruptIfIdle();
     }
     tryTerminate();
   }
 
+  /**
+   * Returns the tasks that never started, as objects the caller can act on: for a task given to
+   * {@code submit}, the {@code Future} lanes returned (already cancelled); for a task given to
+   * {@code execute}, the {@code Runnable} that was given (not decorated). A future that {@code
+   * CompletableFuture.runAsync/supplyAsync(.., lane)} made for such a task is cancelled where lanes
+   * can reach it.
+   */
   @Override
   public List<Runnable> shutdownNow() {
     advanceState(STOP);
+    wakeBlockedCallers();
     for (Worker w : workers) {
       w.interruptNow();
     }
     List<Runnable> never = new ArrayList<>();
     TaskEnvelope t;
     while ((t = queue.poll()) != null) {
+      releaseSlot();
       returned.increment();
-      never.add(t);
+      if (t.future != null) {
+        never.add(t.future);
+        t.future.cancel(false); // no longer queued, so not counted again as cancelled
+      } else {
+        never.add(t.source);
+        ForeignFutures.cancel(t.source);
+      }
     }
     tryTerminate();
     return never;
+  }
+
+  private void wakeBlockedCallers() {
+    roomLock.lock();
+    try {
+      roomFreed.signalAll();
+    } finally {
+      roomLock.unlock();
+    }
   }
 
   private void advanceState(int target) {
@@ -954,7 +1421,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
           && (runState == STOP || queue.isEmpty())) {
         runState = TERMINATED;
         terminatedCondition.signalAll();
-        HealthMonitor.unregister(this);
+        health.unregister();
       }
     } finally {
       mainLock.unlock();
@@ -1011,6 +1478,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   /** Re-evaluates health now (the health thread does this every 100 ms; tests may call it). */
   public void checkHealth() {
+    Deadlocks.check(HealthMonitor.registeredLanes());
     health.tick(ticker.getAsLong());
   }
 
@@ -1026,38 +1494,31 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return workers.size() >= config.concurrency();
   }
 
-  /** Fails a task this lane already claimed from its queue (deadlock FAIL policy). */
-  void failClaimed(TaskEnvelope e, Throwable ex) {
-    tryTerminate();
-    failedUnstarted.increment();
-    if (e.future != null) {
-      e.future.completeExceptionally(ex);
-    } else if (!ForeignFutures.completeExceptionally(e.source, ex)) {
-      reportFailure(Thread.currentThread(), ex);
-    }
-    publish(e, "", -1, ticker.getAsLong(), -1, TaskOutcome.FAILED);
-  }
-
   /**
-   * Claims up to {@code max} queued tasks whose future lanes did not make but can reach (the
-   * tasks of {@code CompletableFuture.runAsync/supplyAsync(.., lane)}), oldest first.
+   * Deadlock FAIL: fails the tasks of a proven cycle that are still queued here. All are claimed
+   * (taken from the queue) before any fails, so a worker that the first failure frees cannot run
+   * another of them in between.
    */
-  List<TaskEnvelope> claimQueuedForeignTasks(int max) {
-    List<TaskEnvelope> out = new ArrayList<>();
-    for (TaskEnvelope e : queue.toArray(new TaskEnvelope[0])) {
-      if (out.size() >= max) {
-        break;
-      }
-      if (e.future == null && ForeignFutures.isReachable(e.source) && queue.remove(e)) {
-        out.add(e);
+  void failIfQueued(List<TaskEnvelope> awaited, Throwable ex) {
+    List<TaskEnvelope> claimed = new ArrayList<>(awaited.size());
+    for (TaskEnvelope e : awaited) {
+      if (queue.remove(e)) { // else started or handled meanwhile
+        claimed.add(e);
       }
     }
-    return out;
-  }
-
-  /** A worker of some lane now waits on {@code future}; see {@link WaitTracker}. */
-  void workerWaits(Worker w, LaneFuture<?> future) {
-    health.workerWaits(w, future);
+    for (TaskEnvelope e : claimed) {
+      releaseSlot();
+      failedElsewhere.increment();
+      if (e.future != null) {
+        e.future.completeExceptionally(ex);
+      } else {
+        endForeign(e, ex);
+      }
+      publish(e, "", -1, ticker.getAsLong(), -1, TaskOutcome.FAILED);
+    }
+    if (runState >= SHUTDOWN) {
+      tryTerminate();
+    }
   }
 
   @Override

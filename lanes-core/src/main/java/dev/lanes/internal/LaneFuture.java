@@ -4,6 +4,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -17,12 +18,20 @@ import java.util.concurrent.TimeoutException;
  * register the waiting thread with the {@link WaitTracker} so the lane can see a thread of its own
  * waiting on a task still in its own queue (the nested-submission deadlock).
  */
-final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
+final class LaneFuture<T> extends CompletableFuture<T> implements RunnableFuture<T> {
   private final LaneExecutor lane;
   private Callable<? extends T> callable;
   private Runnable runnable;
   private T result;
   private Throwable failure;
+  /** The task's own code was called (its result or failure is kept); written by the runner. */
+  private boolean ran;
+  /**
+   * A dependent stage was made from this future ({@link #newIncompleteFuture}), so completing it
+   * may run other code on the completing thread. Set before the stage is pushed, so a worker that
+   * completes the future and ran that stage also sees this flag.
+   */
+  private volatile boolean dependentsMade;
   volatile TaskEnvelope envelope;
 
   LaneFuture(LaneExecutor lane, Callable<? extends T> callable) {
@@ -41,15 +50,26 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
   }
 
   /**
-   * Runs the task and keeps its result; {@link #completeFromRun()} publishes it. The lane calls
-   * that after it has counted and timed the task, so whoever sees this future complete also sees
-   * the task in the lane's stats. Does nothing if already done (cancelled).
+   * Runs the task. Inside a lane (the future was submitted, so it has an envelope) it only keeps
+   * the result, and {@link #completeFromRun()} publishes it after the lane has counted and timed
+   * the task, so whoever sees this future complete also sees the task in the lane's stats. A
+   * future made by {@code newTaskFor} and run by someone else (e.g. the JDK's {@code
+   * ExecutorCompletionService}) completes itself, like a {@code FutureTask}. Does nothing if
+   * already done (cancelled).
    */
   @Override
   public void run() {
+    runAndKeep();
+    if (envelope == null) {
+      completeFromRun();
+    }
+  }
+
+  private void runAndKeep() {
     if (isDone()) {
       return;
     }
+    ran = true;
     try {
       if (callable != null) {
         result = callable.call();
@@ -67,6 +87,16 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
   /** True if the last run threw. */
   boolean runFailed() {
     return failure != null;
+  }
+
+  /** True if the task's own code was called. */
+  boolean ran() {
+    return ran;
+  }
+
+  /** True if completing this future may run dependent stages on the completing thread. */
+  boolean mayRunDependents() {
+    return dependentsMade || getNumberOfDependents() > 0;
   }
 
   /** Completes with the kept result; false if the future was already completed (cancelled). */
@@ -93,7 +123,7 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
     if (isDone()) {
       return super.get();
     }
-    WaitTracker.Registration r = WaitTracker.beforeWait(this);
+    WaitTracker.Registration r = WaitTracker.beforeWait(this, false);
     try {
       return super.get();
     } finally {
@@ -107,7 +137,7 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
     if (isDone()) {
       return super.get(timeout, unit);
     }
-    WaitTracker.Registration r = WaitTracker.beforeWait(this);
+    WaitTracker.Registration r = WaitTracker.beforeWait(this, true);
     try {
       return super.get(timeout, unit);
     } finally {
@@ -120,7 +150,7 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
     if (isDone()) {
       return super.join();
     }
-    WaitTracker.Registration r = WaitTracker.beforeWait(this);
+    WaitTracker.Registration r = WaitTracker.beforeWait(this, false);
     try {
       return super.join();
     } finally {
@@ -137,6 +167,7 @@ final class LaneFuture<T> extends CompletableFuture<T> implements Runnable {
   /** Dependent stages are plain futures: they run no task of their own. */
   @Override
   public <U> CompletableFuture<U> newIncompleteFuture() {
+    dependentsMade = true;
     return new CompletableFuture<>();
   }
 

@@ -60,6 +60,12 @@ final class TaskEnvelope implements Runnable {
   /** The undecorated task given to {@code execute} (to reach a foreign future); else null. */
   Runnable source;
 
+  /**
+   * With a task decorator, the innermost wrapper around the task, which stamps the task's own
+   * start and end (so the decorator's capture and restore are no task's time); else null.
+   */
+  Timed timed;
+
   @SuppressWarnings("unused") // accessed through STATE
   private volatile int state;
 
@@ -132,6 +138,47 @@ final class TaskEnvelope implements Runnable {
     work.run();
     if (future != null) {
       future.completeFromRun();
+    }
+  }
+
+  /**
+   * Runs the task between two clock reads (and, when asked, two CPU-clock reads). The worker that
+   * runs the decorated task reads the stamps after the decorator returns; a start of -1 means the
+   * decorator never ran the task.
+   */
+  static final class Timed implements Runnable {
+    final Runnable task;
+    private final java.util.function.LongSupplier ticker;
+    boolean sampleCpu;
+    long start = -1;
+    long end = -1;
+    private long cpuStart = -1;
+    private long cpuEnd = -1;
+
+    Timed(Runnable task, java.util.function.LongSupplier ticker) {
+      this.task = task;
+      this.ticker = ticker;
+    }
+
+    @Override
+    public void run() {
+      if (sampleCpu) {
+        cpuStart = CpuClock.now();
+      }
+      start = ticker.getAsLong();
+      try {
+        task.run();
+      } finally {
+        end = ticker.getAsLong();
+        if (sampleCpu) {
+          cpuEnd = CpuClock.now();
+        }
+      }
+    }
+
+    /** CPU time of the task's own run, or -1 if not sampled. */
+    long cpu() {
+      return cpuStart >= 0 && cpuEnd >= 0 ? Math.max(0, cpuEnd - cpuStart) : -1;
     }
   }
 

@@ -13,8 +13,15 @@ import java.lang.invoke.VarHandle;
  * worker publishes IDLE before it blocks on the queue, and {@code shutdown} interrupts only a
  * worker it moves IDLE → INTERRUPTING by CAS. A worker waking up moves IDLE → BUSY; if it loses
  * that CAS, it waits for INTERRUPTED and clears the flag before it runs anything, so shutdown's
- * interrupt can never land in a task. {@code waitingOn} is read by the health monitor without locks
- * (a racy but safe view: it only reads it).
+ * interrupt can never land in a task. {@code waitingOn} (and {@code waitTimed}, written before it)
+ * is read by the deadlock detector without locks (a racy but safe view: it only reads it).
+ *
+ * <p><b>Failure model.</b> A worker whose loop ends by an exception or error (from lanes' own
+ * bookkeeping, a handler, a logger, an {@code OutOfMemoryError}) still leaves through the lane's
+ * exit path: it gives back its permit and the lane replaces it while it runs. A thread that dies
+ * before it ever entered {@link #run()} (a thread factory's wrapper that throws first) is found by
+ * the health thread ({@link #entered} still false, thread terminated) and cleaned up the same way.
+ * {@link #exited} makes that exit happen once.
  */
 final class Worker implements Runnable {
   static final int BUSY = 0;
@@ -24,11 +31,13 @@ final class Worker implements Runnable {
 
   private static final VarHandle PHASE;
   private static final VarHandle RUNNING_TASK;
+  private static final VarHandle EXITED;
 
   static {
     try {
       PHASE = MethodHandles.lookup().findVarHandle(Worker.class, "phase", int.class);
       RUNNING_TASK = MethodHandles.lookup().findVarHandle(Worker.class, "runningTask", int.class);
+      EXITED = MethodHandles.lookup().findVarHandle(Worker.class, "exited", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -45,6 +54,24 @@ final class Worker implements Runnable {
   final int stripe;
   volatile Thread thread;
   volatile LaneFuture<?> waitingOn;
+  /** The wait on {@code waitingOn} has a timeout; written before {@code waitingOn}. */
+  boolean waitTimed;
+
+  /** Set when the thread entered {@link #run()}. */
+  volatile boolean entered;
+
+  /** Set (by CAS) by whoever runs this worker's exit path, once. */
+  @SuppressWarnings("unused") // accessed through EXITED
+  private volatile int exited;
+
+  /** An elastic worker holds a permit; touched only by its own thread (and its exit path). */
+  boolean holdsPermit;
+
+  /** The task this worker runs now, for the exit path of a worker that dies inside it. */
+  TaskEnvelope current;
+
+  /** A compensation worker's one task (claimed from the queue before the thread started). */
+  volatile TaskEnvelope assigned;
 
   @SuppressWarnings("unused") // accessed through PHASE
   private volatile int phase;
@@ -67,7 +94,19 @@ final class Worker implements Runnable {
 
   @Override
   public void run() {
+    entered = true;
     lane.runWorker(this);
+  }
+
+  /** True for the one caller that gets to run this worker's exit path. */
+  boolean claimExit() {
+    return EXITED.compareAndSet(this, 0, 1);
+  }
+
+  /** The thread died without ever running this worker (see the class comment). */
+  boolean diedBeforeRunning() {
+    Thread t = thread;
+    return !entered && t != null && t.getState() == Thread.State.TERMINATED;
   }
 
   void beginTask() {
