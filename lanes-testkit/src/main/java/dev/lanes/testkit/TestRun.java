@@ -309,7 +309,6 @@ public final class TestRun {
         if (failures.size() > 20) {
           out.add("  … and " + (failures.size() - 20) + " more (see the log)");
         }
-        out.add("each test's own output: <module>/target/surefire-reports/<class>-output.txt");
       }
       int failed = failed();
       if (mavenStatus != 0 && failed == 0) {
@@ -317,7 +316,8 @@ public final class TestRun {
         mavenErrors.forEach(l -> out.add("  " + fit(l, 200)));
         failed = 1;
       }
-      out.add("full log: " + display(root, log) + "; tests' output: <module>/target/surefire-reports/");
+      out.add("full log: " + display(root, log));
+      out.add("each test class's output: <module>/target/surefire-reports/<class>-output.txt");
       out.add((mavenStatus == 0 && failed == 0 ? "green" : "FAILED") + " in " + took);
       String closing = passed() + " passed, " + failed + " failed";
       if (skipped() > 0) {

@@ -40,6 +40,7 @@ class TestRunTest {
     assertThat(lines).anyMatch(l -> l.matches("lanes-core\\s+10\\s+0\\s+2\\s+3 s"));
     assertThat(lines).anyMatch(l -> l.startsWith("full log: target/lanes-test/maven.log"));
     assertThat(lines).noneMatch(l -> l.startsWith("failed tests"));
+    assertThat(lines).allSatisfy(l -> assertThat(l.length()).as(l).isLessThan(80));
   }
 
   @Test
