@@ -1480,17 +1480,22 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   /**
-   * Deadlock FAIL: fails the tasks of a proven cycle that are still queued here. All are claimed
-   * (taken from the queue) before any fails, so a worker that the first failure frees cannot run
-   * another of them in between.
+   * Deadlock FAIL, first half: takes the tasks of a proven cycle that are still queued here out of
+   * the queue (they keep their slots), so that no worker freed by a failure — in this lane or
+   * another lane of the cycle — can run one of them in between. Runs no user code.
    */
-  void failIfQueued(List<TaskEnvelope> awaited, Throwable ex) {
+  List<TaskEnvelope> claimQueued(List<TaskEnvelope> awaited) {
     List<TaskEnvelope> claimed = new ArrayList<>(awaited.size());
     for (TaskEnvelope e : awaited) {
       if (queue.remove(e)) { // else started or handled meanwhile
         claimed.add(e);
       }
     }
+    return claimed;
+  }
+
+  /** Deadlock FAIL, second half: fails the claimed tasks (completing futures runs user code). */
+  void failClaimed(List<TaskEnvelope> claimed, Throwable ex) {
     for (TaskEnvelope e : claimed) {
       releaseSlot();
       failedElsewhere.increment();
