@@ -58,7 +58,6 @@ final class LaneBeansRegistrar implements ImportBeanDefinitionRegistrar, Environ
       lane.setDefaultCandidate(false);
       lane.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
       lane.setDestroyMethodName(""); // closed by the Lanes bean and LanesLifecycle, in order
-      lane.setDependsOn("lanes");
       registry.registerBeanDefinition(name, lane);
     }
     String taskExecutor = binder.bind("lanes.task-executor", String.class).orElse(null);
@@ -67,13 +66,12 @@ final class LaneBeansRegistrar implements ImportBeanDefinitionRegistrar, Environ
           new RootBeanDefinition(
               TaskExecutorAdapter.class, () -> new TaskExecutorAdapter(lanes().lane(taskExecutor)));
       executor.setDestroyMethodName("");
-      executor.setDependsOn("lanes");
       registry.registerBeanDefinition(APPLICATION_TASK_EXECUTOR, executor);
       registry.registerAlias(APPLICATION_TASK_EXECUTOR, "taskExecutor");
     }
   }
 
   private Lanes lanes() {
-    return beanFactory.getBean("lanes", Lanes.class);
+    return beanFactory.getBean(Lanes.class); // ours, or the application's own Lanes bean
   }
 }

@@ -16,7 +16,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * lanes.instances.partner-api.kind=virtual
  * lanes.instances.partner-api.concurrency=30
  * lanes.server.lane=http          # Tomcat's requests run in lane "http"
- * lanes.task-executor=background  # &#64;Async without a name, Spring MVC async
+ * lanes.task-executor=background  # &#64;Async without a name
  * </pre>
  *
  * Every value is checked at startup; a bad one stops the application with the property, the value
@@ -33,7 +33,7 @@ public class LanesProperties {
 
   /**
    * Name of a declared lane to be the application task executor (the "applicationTaskExecutor"
-   * bean: @Async without a name, Spring MVC async requests). Unset: Spring Boot's own executor.
+   * bean, used by @Async without a name). Unset: Spring Boot's own executor.
    */
   private String taskExecutor;
 

@@ -102,6 +102,21 @@ class LanesPropertiesTest {
   }
 
   @Test
+  void theApplicationsOwnLanesBeanWinsAndItsLanesAreTheBeans() {
+    Lanes own = Lanes.builder().lane(Lane.blocking("db", 1)).build();
+    runner
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.threads=4")
+        .withBean("myLanes", Lanes.class, () -> own)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).getBeans(Lanes.class).hasSize(1);
+              assertThat(context.getBean("db", Lane.class)).isSameAs(own.lane("db"));
+            });
+    own.close();
+  }
+
+  @Test
   void lanesEnabledFalseTurnsTheStarterOff() {
     runner
         .withPropertyValues(

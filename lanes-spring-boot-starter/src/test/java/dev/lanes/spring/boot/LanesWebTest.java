@@ -84,6 +84,18 @@ class LanesWebTest {
     assertThat(work.onDefault().get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).startsWith("background-");
   }
 
+  @Autowired org.springframework.context.ApplicationContext context;
+
+  @Test
+  void lanesStopAfterTheWebServer() {
+    int lanesPhase = context.getBean(LanesLifecycle.class).getPhase();
+    for (String webServerLifecycle : new String[] {"webServerStartStop", "webServerGracefulShutdown"}) {
+      var server = context.getBean(webServerLifecycle, org.springframework.context.SmartLifecycle.class);
+      // Higher phases stop first.
+      assertThat(server.getPhase()).as(webServerLifecycle).isGreaterThan(lanesPhase);
+    }
+  }
+
   @Test
   void aLaneIsInjectableByItsName() {
     assertThat(db.name()).isEqualTo("db");
