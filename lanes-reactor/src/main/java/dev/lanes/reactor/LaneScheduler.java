@@ -41,7 +41,8 @@ import reactor.core.scheduler.Scheduler;
  * short-lived virtual thread, so the shared timer thread is never blocked and never runs a task.
  *
  * <p><b>Lifecycle.</b> {@link #dispose()} stops this adapter only: it refuses new tasks and cancels
- * its pending timers and periodic tasks; tasks already handed to the lane run. The lane belongs to
+ * its timed and periodic tasks (those still waiting for their time, and those handed to the lane
+ * that have not started); immediate tasks already handed to the lane run. The lane belongs to
  * whoever built it and keeps running (unlike {@code Schedulers.fromExecutorService}, whose {@code
  * dispose()} shuts the executor down); close the lane yourself.
  *
