@@ -53,15 +53,15 @@ class BootDemoTest {
 
   @ParameterizedTest(name = "--server {0} --mode {1}")
   @CsvSource({
-    // server, mode, thread that runs /slow, thread that runs /fast
-    "tomcat, lanes, slow-, fast-",
-    "tomcat, shared, http-, http-",
-    "tomcat-virtual, lanes, slow-, fast-",
-    "netty, shared, shared-, shared-",
-    "netty, lanes, slow-, fast-",
+    // server, mode, thread that runs /slow, thread that runs /fast, thread that runs /cpu
+    "tomcat, lanes, slow-, fast-, cpu-",
+    "tomcat, shared, http-, http-, http-",
+    "tomcat-virtual, lanes, slow-, fast-, cpu-",
+    "netty, shared, shared-, shared-, shared-",
+    "netty, lanes, slow-, fast-, cpu-",
   })
-  void eachSetUpServesItsEndpointsWhereItSays(String server, String mode, String slowOn, String fastOn)
-      throws Exception {
+  void eachSetUpServesItsEndpointsWhereItSays(
+      String server, String mode, String slowOn, String fastOn, String cpuOn) throws Exception {
     try (ConfigurableApplicationContext c =
         BootDemo.start(options("--server", server, "--mode", mode, "--port", "0"))) {
       int port = port(c);
@@ -71,7 +71,10 @@ class BootDemoTest {
       HttpResponse<String> slow = get(port, "/slow?ms=5");
       assertThat(slow.statusCode()).isEqualTo(200);
       assertThat(slow.body()).startsWith("slow 5 ms on " + slowOn);
-      assertThat(get(port, "/slow?ms=99999").statusCode()).isEqualTo(400);
+      assertThat(get(port, "/cpu?ms=1").body()).startsWith("cpu 1 ms on " + cpuOn);
+      HttpResponse<String> bad = get(port, "/slow?ms=99999");
+      assertThat(bad.statusCode()).isEqualTo(400);
+      assertThat(bad.body()).contains("ms must be between 0 and 10000, was 99999");
 
       JsonNode stats = json.readTree(get(port, "/stats.json").body());
       assertThat(stats.get("server").asString()).isEqualTo(server);
