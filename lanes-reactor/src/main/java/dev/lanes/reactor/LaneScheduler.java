@@ -42,7 +42,8 @@ import reactor.core.scheduler.Scheduler;
  *
  * <p><b>Lifecycle.</b> {@link #dispose()} stops this adapter only: it refuses new tasks and cancels
  * its timed and periodic tasks (those still waiting for their time, and those handed to the lane
- * that have not started); immediate tasks already handed to the lane run. The lane belongs to
+ * that have not started) and disposes its workers; immediate tasks already handed to the lane by
+ * the scheduler itself run. The lane belongs to
  * whoever built it and keeps running (unlike {@code Schedulers.fromExecutorService}, whose {@code
  * dispose()} shuts the executor down); close the lane yourself.
  *
@@ -63,6 +64,7 @@ public final class LaneScheduler implements Scheduler, Scannable {
   private final Lane lane;
   private final LaneTasks tasks;
   private final Disposable.Composite timers = Disposables.composite();
+  private final Disposable.Composite workers = Disposables.composite();
   private volatile boolean disposed;
 
   private LaneScheduler(Lane lane) {
@@ -104,7 +106,15 @@ public final class LaneScheduler implements Scheduler, Scannable {
 
   @Override
   public Worker createWorker() {
-    return new LaneWorker(this, tasks);
+    LaneWorker worker = new LaneWorker(this, tasks);
+    if (!workers.add(worker)) {
+      worker.dispose(); // created after dispose(): refuses every task
+    }
+    return worker;
+  }
+
+  void workerDisposed(LaneWorker worker) {
+    workers.remove(worker);
   }
 
   /** Timed and periodic tasks waiting on the shared timer (package-private, for tests). */
@@ -116,11 +126,12 @@ public final class LaneScheduler implements Scheduler, Scannable {
     return disposed;
   }
 
-  /** Refuses new tasks and cancels pending timers; the lane keeps running. */
+  /** Refuses new tasks and cancels pending timers, its own and its workers'; the lane keeps running. */
   @Override
   public void dispose() {
     disposed = true;
     timers.dispose();
+    workers.dispose();
   }
 
   @Override

@@ -50,6 +50,7 @@ final class LaneWorker implements Scheduler.Worker, Scannable {
   @Override
   public void dispose() {
     pending.dispose();
+    parent.workerDisposed(this);
   }
 
   @Override

@@ -250,6 +250,63 @@ class LaneSchedulerTest {
   }
 
   @Test
+  void pendingTimersAreBoundedByTheLanesQueueCapacity() {
+    Lane lane = lane(Lane.blocking("rx-bound", 1).queueCapacity(2).build());
+    LaneScheduler scheduler = LaneScheduler.of(lane);
+    scheduler.schedule(() -> {}, 1, TimeUnit.HOURS);
+    scheduler.createWorker().schedule(() -> {}, 1, TimeUnit.HOURS);
+    assertThatThrownBy(() -> scheduler.schedule(() -> {}, 1, TimeUnit.HOURS))
+        .isInstanceOf(RejectedExecutionException.class)
+        .hasMessageContaining("rx-bound")
+        .hasMessageContaining("2 timed tasks already pending");
+    scheduler.dispose();
+    assertThat(scheduler.pendingTimers()).isZero();
+  }
+
+  @Test
+  void periodicRunsNeverOverlapEvenOnAManyThreadLane() {
+    Lane lane = lane(Lane.blocking("rx-periodic", 4).build());
+    LaneScheduler scheduler = LaneScheduler.of(lane);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger maxRunning = new AtomicInteger();
+    AtomicInteger runs = new AtomicInteger();
+    Disposable periodic =
+        scheduler.schedulePeriodically(
+            () -> {
+              maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+              try {
+                Thread.sleep(3); // longer than the period: ticks arrive while it runs
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } finally {
+                running.decrementAndGet();
+                runs.incrementAndGet();
+              }
+            },
+            0,
+            1,
+            TimeUnit.MILLISECONDS);
+    await().atMost(PATIENCE).until(() -> runs.get() >= 20);
+    periodic.dispose();
+    assertThat(maxRunning).hasValue(1);
+    await().atMost(PATIENCE).until(() -> scheduler.pendingTimers() == 0);
+  }
+
+  @Test
+  void aDueTaskForAFullCallerRunsLaneRunsOnAHandOffThreadNeverOnTheSharedTimer() throws Exception {
+    Lane lane =
+        lane(Lane.blocking("rx-caller", 1).queueCapacity(1).overflow(dev.lanes.OverflowPolicy.callerRuns()).build());
+    CountDownLatch release = occupy(lane);
+    lane.execute(() -> {}); // fills the queue
+    try {
+      String ranOn = Mono.delay(TICK, LaneScheduler.of(lane)).map(x -> thread()).block(PATIENCE);
+      assertThat(ranOn).startsWith("lanes-reactor-handoff-rx-caller");
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
   void concurrentScheduleAndDisposeRunEachSurvivingTaskOnceAndLeaveNoTimer() throws Exception {
     Lane lane = lane(Lane.blocking("rx-stress", 2).queueCapacity(50_000).build());
     LaneScheduler scheduler = LaneScheduler.of(lane);
