@@ -8,9 +8,10 @@ import java.util.function.Consumer;
 /**
  * A named, bounded executor that measures every task: how long it waited in the queue, how long
  * it ran, and (sampled) how much CPU it used. A lane is an {@link ExecutorService}, so it goes
- * wherever an executor goes ({@code CompletableFuture.supplyAsync(..., lane)}, Spring's
- * {@code @Async}, Reactor's {@code Schedulers.fromExecutorService}); its futures are {@link
- * CompletableFuture}s.
+ * wherever an executor goes ({@code CompletableFuture.supplyAsync(..., lane)}); its futures are
+ * {@link CompletableFuture}s. For Spring Boot, Reactor and Kotlin coroutines, the modules {@code
+ * lanes-spring-boot-starter}, {@code lanes-reactor} and {@code lanes-kotlin} adapt it (each tested
+ * against the real library).
  *
  * <pre>{@code
  * try (Lane db = Lane.blocking("db", 8).queueCapacity(500).build()) {

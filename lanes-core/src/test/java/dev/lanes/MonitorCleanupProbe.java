@@ -14,8 +14,19 @@ public final class MonitorCleanupProbe {
 
   public static void main(String[] args) throws Exception {
     int lanes = Integer.parseInt(args[0]);
-    ThreadLocal<String> inherited = new InheritableThreadLocal<>();
+    java.util.concurrent.atomic.AtomicInteger inheritedBy = new java.util.concurrent.atomic.AtomicInteger();
+    ThreadLocal<String> inherited = new InheritableThreadLocal<>() {
+      @Override
+      protected String childValue(String parentValue) {
+        inheritedBy.incrementAndGet(); // called for each thread that inherits it
+        return parentValue;
+      }
+    };
     inherited.set("web-app context");
+    Lane first = Lane.virtual("first", 1).build(); // starts the health thread, no worker yet
+    System.out.println("health_thread_inherited_locals=" + (inheritedBy.get() > 0));
+    first.close();
+    first = null;
     List<WeakReference<Lane>> refs = new ArrayList<>();
     for (int i = 0; i < lanes; i++) {
       Lane lane = Lane.virtual("unclosed-" + i, 2).build();

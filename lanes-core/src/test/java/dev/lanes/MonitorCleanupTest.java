@@ -19,6 +19,7 @@ class MonitorCleanupTest {
     assertThat(out.get("exit")).as(out.get("output")).isEqualTo("0");
     assertThat(out.get("health_thread_started")).isEqualTo("true");
     assertThat(out.get("health_ccl_null")).isEqualTo("true");
+    assertThat(out.get("health_thread_inherited_locals")).isEqualTo("false");
     assertThat(out.get("lanes_alive")).as(out.get("output")).isEqualTo("0");
     assertThat(out.get("health_thread_alive")).isEqualTo("false");
     assertThat(out.get("health_thread_restarted")).isEqualTo("true");

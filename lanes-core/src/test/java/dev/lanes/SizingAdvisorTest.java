@@ -73,10 +73,12 @@ class SizingAdvisorTest {
   void aMixedLaneIsFlaggedForSplitting() throws Exception {
     try (Lane lane = Lane.blocking("mixed", 2).cpuTiming(CpuTiming.everyTask()).build()) {
       run(lane, 30, "cpu", () -> Work.spinCpuMillis(2));
-      run(lane, 30, "io", () -> sleepMillis(4));
+      run(lane, 30, "io", () -> sleepMillis(20));
       SizingAdvice a = lane.sizingAdvice();
       // Flagged by label, or (on a loaded machine, where spinning tasks also wait for a core) by
-      // the split of per-task W/C.
+      // the split of per-task W/C. The waiting tasks wait long (W/C in the hundreds) so that even
+      // on a machine loaded enough to stretch a 2 ms spin to 20 ms (W/C 9) the labels stay
+      // tenfold apart (seen failing with 4 ms sleeps at a load average of 7 on 2 cores).
       assertThat(a.warnings()).anySatisfy(w -> assertThat(w).contains("mixed lane", "split"));
       assertThat(lane.stats().byLabel()).containsKeys("cpu", "io");
     }

@@ -36,9 +36,10 @@ public final class BenchMain {
       """
       usage: ./lanes bench [--quick] [--only SUITES] [--executors NAMES] [--out DIR] [--prof NAME]
 
-        --quick            a short pass (about 3-4 minutes): fewer, shorter iterations and
-                           fewer executors in the scaling, memory and work suites
-        (no --quick)       the full run (about 13-15 minutes on 2 cores)
+        --quick            a short pass (1 fork, 1-second iterations, fewer executors in the
+                           scaling, memory and work suites; at least %d minutes of iterations)
+        (no --quick)       the full run (%d forks per benchmark, 2-second iterations; at least
+                           %d minutes of iterations, plus a JVM start per fork)
         --only SUITES      comma-separated suites to run: %s
         --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
                            baseline): %s
@@ -48,7 +49,9 @@ public final class BenchMain {
         --help             this text
 
       Ratios are computed against tpe-lbq measured in the same JMH run with the same parameters;
-      ratios between different runs of this command mean little on a shared machine.
+      ratios between different runs of this command mean little on a shared machine. Beside
+      throughput, each result reports CPU ns/task: the benchmark JVM's process CPU time (all
+      threads, from the OS) during measurement ÷ tasks, which load disturbs far less.
       """;
 
   private BenchMain() {}
@@ -128,6 +131,9 @@ public final class BenchMain {
     if (args.help()) {
       out.print(
           USAGE.formatted(
+              BenchPlan.estimateMinutes(BenchPlan.quick(), BenchPlan.benchmarkList()),
+              BenchPlan.FULL_FORKS,
+              BenchPlan.estimateMinutes(BenchPlan.full(), BenchPlan.benchmarkList()),
               String.join(",", BenchPlan.SUITES), String.join(",", ExecutorFactory.names())));
       return 0;
     }
@@ -143,7 +149,8 @@ public final class BenchMain {
             .toAbsolutePath();
     Files.createDirectories(dir);
     out.println("lanes bench: " + (args.quick() ? "quick" : "full") + " run, " + plan.size()
-        + " JMH runs; results go to " + dir);
+        + " JMH runs, at least " + BenchPlan.estimateMinutes(plan, BenchPlan.benchmarkList())
+        + " minutes of iterations; results go to " + dir);
 
     List<Row> rows = new ArrayList<>();
     for (BenchRun run : plan) {
@@ -180,8 +187,9 @@ public final class BenchMain {
     ChainedOptionsBuilder o =
         new OptionsBuilder()
             .include(run.include())
-            .forks(1)
+            .forks(run.iterations() == null ? 1 : run.iterations().forks())
             .jvmArgsAppend("-Xms1g", "-Xmx1g")
+            .addProfiler(CpuTimeProfiler.class)
             .shouldFailOnError(false)
             .result(json.toString())
             .resultFormat(ResultFormatType.JSON);
@@ -231,8 +239,10 @@ public final class BenchMain {
         .append(", forks run with -Xms1g -Xmx1g\n");
     s.append("- load average (1, 5, 15 min) at start: ").append(loadAtStart)
         .append("; at end: ").append(loadAverage()).append('\n');
-    s.append("- JMH: 1 fork per benchmark; ").append(args.quick() ? "quick" : "full")
-        .append(" plan; error = JMH's 99.9 % confidence half-width\n");
+    s.append("- JMH: ").append(args.quick() ? "1 fork" : BenchPlan.FULL_FORKS + " forks")
+        .append(" per benchmark; ").append(args.quick() ? "quick" : "full")
+        .append(" plan; error = JMH's 99.9 % confidence half-width; CPU ns/task = the forked JVM's")
+        .append(" process CPU time (all threads) during measurement ÷ tasks\n");
     s.append("\n## Goals (verdicts computed from this run)\n\n");
     s.append(Goals.markdown(Goals.judge(rows)));
     s.append("\n## Tables\n");

@@ -17,8 +17,10 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * What {@code ./lanes bench} runs, in full and in {@code --quick} mode. Every run has one fork;
- * the full plan takes about 13–15 minutes on 2 cores, the quick one about 4.
+ * What {@code ./lanes bench} runs, in full and in {@code --quick} mode. The full plan runs every
+ * benchmark in 3 forks with 2-second iterations, so that a baseline's error bar can be told from
+ * a real difference; the quick plan runs one fork of short iterations (a smoke test of the
+ * figures, not a verdict). {@link #estimateMinutes} says how long a plan takes.
  */
 final class BenchPlan {
 
@@ -26,10 +28,14 @@ final class BenchPlan {
   static final List<String> SUITES =
       List.of("throughput", "handoff", "scaling", "memory", "work", "health");
 
-  private static final BenchRun.Iterations FULL = new BenchRun.Iterations(3, 5, 1);
-  private static final BenchRun.Iterations FULL_SCALING = new BenchRun.Iterations(2, 4, 1);
-  private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 3, 1);
-  private static final BenchRun.Iterations QUICK_MEMORY = new BenchRun.Iterations(0, 1, 1);
+  /** Forks of every benchmark in the full plan. */
+  static final int FULL_FORKS = 3;
+
+  private static final BenchRun.Iterations FULL = new BenchRun.Iterations(3, 5, 2, FULL_FORKS);
+  private static final BenchRun.Iterations FULL_SCALING = new BenchRun.Iterations(2, 4, 2, FULL_FORKS);
+  private static final BenchRun.Iterations FULL_MEMORY = new BenchRun.Iterations(1, 3, 1, FULL_FORKS);
+  private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 3, 1, 1);
+  private static final BenchRun.Iterations QUICK_MEMORY = new BenchRun.Iterations(0, 1, 1, 1);
 
   /** Executors of the scaling suite: the 10M-task batch rules out thread-per-task ones. */
   private static final List<String> SCALING_FULL =
@@ -49,7 +55,7 @@ final class BenchPlan {
         run("scaling-producers", "scaling", "ScalingBenchmark\\.producers",
             with(executors(SCALING_FULL, "2"), "producers", List.of("1", "2", "4")),
             FULL_SCALING));
-    runs.add(run("memory", "memory", "MemoryPerQueuedTaskBenchmark", Map.of(), null));
+    runs.add(run("memory", "memory", "MemoryPerQueuedTaskBenchmark", Map.of(), FULL_MEMORY));
     runs.add(
         run("work", "work", "(WorkSizedBenchmark|TaskSizeBenchmark)", executors(ALL, "2"), FULL));
     runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), FULL));
@@ -76,6 +82,43 @@ final class BenchPlan {
             executors(List.of(TPE_LBQ, LANES, LANES_CPU_EVERY_TASK, LANES_VIRTUAL), "2"), QUICK));
     runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), QUICK));
     return runs;
+  }
+
+  /**
+   * Minutes the plan's warm-up and measurement iterations take: for each run, its benchmark
+   * methods (matched in JMH's {@code META-INF/BenchmarkList}) × parameter combinations × forks ×
+   * iterations. A lower bound: JVM starts and set-up come on top.
+   */
+  static long estimateMinutes(List<BenchRun> plan, String benchmarkList) {
+    long seconds = 0;
+    for (BenchRun r : plan) {
+      long combos = 1;
+      for (List<String> values : r.params().values()) {
+        combos *= values.size();
+      }
+      BenchRun.Iterations it = r.iterations();
+      seconds += combos * methods(r, benchmarkList) * (it == null ? 0 : it.totalSeconds());
+    }
+    return Math.round(seconds / 60.0);
+  }
+
+  /** Benchmark methods a run selects. Each list line: JMH S len class S len generated S len method. */
+  static long methods(BenchRun run, String benchmarkList) {
+    java.util.regex.Pattern p = java.util.regex.Pattern.compile(run.include());
+    return benchmarkList.lines()
+        .map(l -> l.split(" "))
+        .filter(t -> t.length > 9)
+        .filter(t -> p.matcher(t[3] + "." + t[9]).find())
+        .count();
+  }
+
+  /** JMH's list of benchmarks in this jar, or "" if the annotation processor did not run. */
+  static String benchmarkList() {
+    try (var in = BenchPlan.class.getClassLoader().getResourceAsStream("META-INF/BenchmarkList")) {
+      return in == null ? "" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      return "";
+    }
   }
 
   private static BenchRun throughput(

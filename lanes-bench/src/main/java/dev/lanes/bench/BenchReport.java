@@ -52,7 +52,8 @@ final class BenchReport {
   private static void throughputTable(StringBuilder out, List<Row> group, Optional<Row> base) {
     String unit = group.get(0).unit().equals("ops/s") ? "tasks/s" : group.get(0).unit();
     out.append("| executor | score (").append(unit).append(") | ± error | ")
-        .append("ratio to tpe-lbq | ratio range |\n|---|---:|---:|---:|---:|\n");
+        .append("ratio to tpe-lbq | ratio range | CPU ns/task | CPU / tpe-lbq CPU |\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|\n");
     for (Row r : group) {
       out.append("| ").append(r.executor()).append(" | ").append(big(r.score())).append(" | ")
           .append(big(r.error())).append(" | ");
@@ -62,6 +63,9 @@ final class BenchReport {
       } else {
         out.append("– | –");
       }
+      out.append(" | ").append(Double.isNaN(r.cpuPerTask()) ? "–" : fmt1(r.cpuPerTask()))
+          .append(" | ").append(base.isPresent() && !Double.isNaN(r.cpuPerTask())
+              ? fmt2(r.cpuPerTask() / base.get().cpuPerTask()) : "–");
       out.append(" |\n");
     }
   }

@@ -21,8 +21,13 @@ record BenchRun(
     Map<String, List<String>> params,
     Iterations iterations) {
 
-  /** Warm-up and measurement iterations, each {@code seconds} long. */
-  record Iterations(int warmups, int measurements, int seconds) {}
+  /** Warm-up and measurement iterations, each {@code seconds} long, in each of {@code forks} JVMs. */
+  record Iterations(int warmups, int measurements, int seconds, int forks) {
+    /** Seconds of warm-up and measurement per benchmark and parameter set (JVM starts not counted). */
+    int totalSeconds() {
+      return (warmups + measurements) * seconds * forks;
+    }
+  }
 
   BenchRun {
     params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));

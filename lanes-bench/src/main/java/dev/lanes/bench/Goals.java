@@ -4,8 +4,10 @@ import static dev.lanes.bench.ExecutorFactory.LANES;
 import static dev.lanes.bench.ExecutorFactory.LANES_CPU_EVERY_TASK;
 import static dev.lanes.bench.ExecutorFactory.LANES_VIRTUAL;
 import static dev.lanes.bench.ExecutorFactory.MICROMETER;
+import static dev.lanes.bench.ExecutorFactory.R4J_SEMAPHORE_VTHREADS;
 import static dev.lanes.bench.ExecutorFactory.R4J_THREADPOOL;
 import static dev.lanes.bench.ExecutorFactory.SPRING_VTHREADS_LIMIT;
+import static dev.lanes.bench.ExecutorFactory.TPE_ABQ;
 import static dev.lanes.bench.ExecutorFactory.TPE_LBQ;
 import static dev.lanes.bench.ExecutorFactory.VTHREADS;
 
@@ -41,6 +43,17 @@ final class Goals {
 
   private List<Judgement> all() {
     List<Judgement> out = new ArrayList<>();
+    // The core-reshape issue's goals (#11): against the bare pool with the faster queue.
+    out.add(atLeast("lanes throughput ≥ 1.0× tpe-abq (1 producer, tiny tasks)", "throughput",
+        LANES, TPE_ABQ, 1.0));
+    out.add(producersAtLeast("lanes throughput ≥ 1.0× tpe-abq (4 producers)", "4", LANES, TPE_ABQ,
+        1.0));
+    out.add(cpuAtMost("lanes CPU time per task ≤ 1.5× tpe-abq", "throughput", LANES, TPE_ABQ, 1.5));
+    out.add(atLeast("lanes-virtual (cap 64) ≥ 1.0× r4j-semaphore-vthreads", "throughput-cap64",
+        LANES_VIRTUAL, R4J_SEMAPHORE_VTHREADS, 1.0));
+    out.add(atLeast("lanes-virtual (cap 64) ≥ 1.0× vthreads", "throughput-cap64", LANES_VIRTUAL,
+        VTHREADS, 1.0));
+    // Earlier goals (#6), kept for comparison.
     out.add(atLeast("lanes throughput ≥ 1.0× tpe-lbq", "throughput", LANES, TPE_LBQ, 1.0));
     out.add(atLeast("lanes throughput ≥ 2.5× micrometer", "throughput", LANES, MICROMETER, 2.5));
     out.add(
@@ -85,7 +98,10 @@ final class Goals {
     if (ra.isEmpty() || rb.isEmpty()) {
       return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
     }
-    BenchReport.Ratio q = BenchReport.Ratio.of(ra.get(), rb.get());
+    return ratioJudgement(goal, BenchReport.Ratio.of(ra.get(), rb.get()), target);
+  }
+
+  private static Judgement ratioJudgement(String goal, BenchReport.Ratio q, double target) {
     boolean met = q.point() >= target;
     String note =
         Double.isNaN(q.low()) || Double.isNaN(q.high())
@@ -100,8 +116,44 @@ final class Goals {
         note);
   }
 
+  /** As {@link #atLeast} on the scaling-producers run with {@code producers} producers. */
+  private Judgement producersAtLeast(String goal, String producers, String a, String b,
+      double target) {
+    Optional<Row> ra = findProducers(producers, a);
+    Optional<Row> rb = findProducers(producers, b);
+    if (ra.isEmpty() || rb.isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    return ratioJudgement(goal, BenchReport.Ratio.of(ra.get(), rb.get()), target);
+  }
+
+  private Optional<Row> findProducers(String producers, String executor) {
+    return rows.stream()
+        .filter(r -> r.runId().equals("scaling-producers"))
+        .filter(r -> producers.equals(r.params().get("producers")))
+        .filter(r -> r.executor().equals(executor))
+        .findFirst();
+  }
+
+  /** CPU ns per task of {@code a} ÷ that of {@code b}, at most {@code target}. */
+  private Judgement cpuAtMost(String goal, String runId, String a, String b, double target) {
+    Optional<Row> ra = find(runId, a);
+    Optional<Row> rb = find(runId, b);
+    if (ra.isEmpty() || rb.isEmpty() || Double.isNaN(ra.get().cpuPerTask())
+        || Double.isNaN(rb.get().cpuPerTask())) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "needs CpuTimeProfiler results");
+    }
+    double q = ra.get().cpuPerTask() / rb.get().cpuPerTask();
+    return new Judgement(
+        goal,
+        String.format(Locale.ROOT, "%.2f× (%.0f vs %.0f ns/task)", q, ra.get().cpuPerTask(),
+            rb.get().cpuPerTask()),
+        q <= target ? Verdict.MET : Verdict.MISSED,
+        "process CPU time of the benchmark JVM ÷ tasks; mean over iterations");
+  }
+
   private Judgement handoff() {
-    String goal = "lanes handoff p50 ≤ 1.1× tpe-lbq p50";
+    String goal = "lanes handoff p50 ≤ 1.0× tpe-lbq p50";
     Optional<Row> lanes = find("handoff", LANES);
     Optional<Row> base = find("handoff", TPE_LBQ);
     if (lanes.isEmpty() || base.isEmpty()) {
@@ -112,7 +164,7 @@ final class Goals {
         goal,
         String.format(Locale.ROOT, "%.2f× (%.1f vs %.1f µs)", q, lanes.get().p50(),
             base.get().p50()),
-        q <= 1.1 ? Verdict.MET : Verdict.MISSED,
+        q <= 1.0 ? Verdict.MET : Verdict.MISSED,
         "percentiles carry no error bar");
   }
 
@@ -142,7 +194,7 @@ final class Goals {
   }
 
   private Judgement memory() {
-    String goal = "memory per queued task in a virtual lane < 200 bytes";
+    String goal = "memory per queued task in a virtual lane ≤ 56 bytes";
     Optional<Row> r = find("memory", LANES_VIRTUAL);
     if (r.isEmpty() || !r.get().secondary().containsKey("bytesPerQueuedTask")) {
       return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
@@ -151,7 +203,7 @@ final class Goals {
     return new Judgement(
         goal,
         String.format(Locale.ROOT, "%.0f bytes (+4 preallocated per queue slot)", bytes),
-        bytes < 200 ? Verdict.MET : Verdict.MISSED,
+        bytes <= 56 ? Verdict.MET : Verdict.MISSED,
         "heap delta over 100,000 queued tasks");
   }
 

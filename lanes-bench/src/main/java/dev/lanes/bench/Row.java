@@ -56,6 +56,12 @@ record Row(
         secondary);
   }
 
+  /** CPU ns per task from {@link CpuTimeProfiler}, or NaN if not measured. */
+  double cpuPerTask() {
+    Double v = secondary.get(CpuTimeProfiler.KEY);
+    return v == null ? Double.NaN : v;
+  }
+
   String executor() {
     return params.getOrDefault("executor", "");
   }

@@ -65,4 +65,48 @@ class BenchMainTest {
     assertThat(narrowed.params().get("executor")).containsExactly("tpe-lbq", "lanes");
     assertThat(throughput.onlyExecutors(java.util.Set.of("tpe-lbq")).measuresSomething()).isFalse();
   }
+
+  @Test
+  void theFullPlanRunsThreeForksAndEveryRunMeasuresCpuPerTask() {
+    for (BenchRun run : BenchPlan.full()) {
+      assertThat(run.iterations()).as(run.id()).isNotNull();
+      assertThat(run.iterations().forks()).as(run.id()).isEqualTo(3);
+      var options = BenchMain.options(run, java.nio.file.Path.of("x.json"), null).build();
+      assertThat(options.getForkCount().get()).isEqualTo(3);
+      assertThat(options.getProfilers()).anyMatch(p -> p.getKlass().equals(CpuTimeProfiler.class.getName()));
+    }
+    assertThat(BenchPlan.quick()).allMatch(r -> r.iterations().forks() == 1);
+  }
+
+  @Test
+  void helpStatesEachPlansTimeFromThePlanItself() throws Exception {
+    String list = BenchPlan.benchmarkList();
+    long quick = BenchPlan.estimateMinutes(BenchPlan.quick(), list);
+    long full = BenchPlan.estimateMinutes(BenchPlan.full(), list);
+    assertThat(full).isGreaterThan(quick * 5);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    BenchMain.run(new String[] {"--help"}, new PrintStream(bytes, true, "UTF-8"));
+    String text = bytes.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+    assertThat(text).contains("at least " + quick + " minutes", "3 forks per benchmark",
+        "at least " + full + " minutes", "CPU ns/task");
+    System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations%n", quick, full);
+  }
+
+  @Test
+  void goalsJudgeCpuPerTaskAgainstTheArrayQueuePool() {
+    java.util.function.BiFunction<String, Double, Row> row = (executor, cpu) -> new Row(
+        "throughput", "throughput", "ThroughputBenchmark.batch",
+        java.util.Map.of("executor", executor, "cap", "2"),
+        org.openjdk.jmh.annotations.Mode.Throughput, 1e6, 1e4, "ops/s", 0, 0, 0,
+        java.util.Map.of(CpuTimeProfiler.KEY, cpu));
+    List<Goals.Judgement> met = Goals.judge(List.of(row.apply("lanes", 140.0), row.apply("tpe-abq", 100.0)));
+    List<Goals.Judgement> missed = Goals.judge(List.of(row.apply("lanes", 160.0), row.apply("tpe-abq", 100.0)));
+    assertThat(cpuGoal(met).verdict()).isEqualTo(Goals.Verdict.MET);
+    assertThat(cpuGoal(met).measured()).startsWith("1.40×");
+    assertThat(cpuGoal(missed).verdict()).isEqualTo(Goals.Verdict.MISSED);
+  }
+
+  private static Goals.Judgement cpuGoal(List<Goals.Judgement> js) {
+    return js.stream().filter(j -> j.goal().startsWith("lanes CPU time per task")).findFirst().orElseThrow();
+  }
 }

@@ -276,8 +276,10 @@ final class HealthMonitor {
                   "lane \"%s\" is deadlocked: its workers wait on tasks queued behind them (%d"
                       + " lanes in the cycle); failing the awaited task instead of hanging",
                   lane.name(), f.lanes().size()));
-          if (!awaited.isEmpty()) {
-            cures.add(() -> lane.failIfQueued(awaited, ex));
+          // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
+          List<TaskEnvelope> claimed = lane.claimQueued(awaited);
+          if (!claimed.isEmpty()) {
+            cures.add(() -> lane.failClaimed(claimed, ex));
           }
         }
         case COMPENSATE -> {

@@ -153,6 +153,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private final AtomicInteger permits = new AtomicInteger();
   private volatile int maxConcurrency;
   final AtomicInteger compensationWorkers = new AtomicInteger();
+  /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
+  private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
   private final AtomicInteger spawnSeq = new AtomicInteger();
 
   /** Task ids, from 1; also the count of submissions (every submission gets an id). */
@@ -466,13 +468,17 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   /** Takes a slot if the lane has room for one more unfinished task. */
   private boolean tryAdmit() {
-    int limit = admissionLimit();
+    return incrementBelow(unfinished, admissionLimit());
+  }
+
+  /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
+  private static boolean incrementBelow(AtomicInteger count, int limit) {
     for (; ; ) {
-      int n = unfinished.get();
+      int n = count.get();
       if (n >= limit) {
         return false;
       }
-      if (unfinished.compareAndSet(n, n + 1)) {
+      if (count.compareAndSet(n, n + 1)) {
         return true;
       }
     }
@@ -637,15 +643,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   private boolean tryAcquirePermit() {
-    for (; ; ) {
-      int n = permits.get();
-      if (n >= maxConcurrency) {
-        return false;
-      }
-      if (permits.compareAndSet(n, n + 1)) {
-        return true;
-      }
-    }
+    return incrementBelow(permits, maxConcurrency);
   }
 
   /**
@@ -729,19 +727,17 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
    * the task queued if no thread can be had, and says so.
    */
   void runOnCompensationThread(TaskEnvelope awaited, int max) {
-    for (; ; ) {
-      int n = compensationWorkers.get();
-      if (runState >= STOP) {
-        return;
-      }
-      if (n >= max) {
+    if (runState >= STOP) {
+      return;
+    }
+    if (!incrementBelow(compensationWorkers, max)) {
+      long now = System.nanoTime();
+      if (now - lastBoundWarning > TimeUnit.SECONDS.toNanos(10)) { // at most one line per 10 s
+        lastBoundWarning = now;
         LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": deadlock policy COMPENSATE"
             + " is at its bound of " + max + " extra threads; " + awaited + " stays queued");
-        return;
       }
-      if (compensationWorkers.compareAndSet(n, n + 1)) {
-        break;
-      }
+      return;
     }
     if (!queue.remove(awaited)) {
       compensationWorkers.decrementAndGet(); // started or handled meanwhile
@@ -1495,17 +1491,22 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   /**
-   * Deadlock FAIL: fails the tasks of a proven cycle that are still queued here. All are claimed
-   * (taken from the queue) before any fails, so a worker that the first failure frees cannot run
-   * another of them in between.
+   * Deadlock FAIL, first half: takes the tasks of a proven cycle that are still queued here out of
+   * the queue (they keep their slots), so that no worker freed by a failure — in this lane or
+   * another lane of the cycle — can run one of them in between. Runs no user code.
    */
-  void failIfQueued(List<TaskEnvelope> awaited, Throwable ex) {
+  List<TaskEnvelope> claimQueued(List<TaskEnvelope> awaited) {
     List<TaskEnvelope> claimed = new ArrayList<>(awaited.size());
     for (TaskEnvelope e : awaited) {
       if (queue.remove(e)) { // else started or handled meanwhile
         claimed.add(e);
       }
     }
+    return claimed;
+  }
+
+  /** Deadlock FAIL, second half: fails the claimed tasks (completing futures runs user code). */
+  void failClaimed(List<TaskEnvelope> claimed, Throwable ex) {
     for (TaskEnvelope e : claimed) {
       releaseSlot();
       failedElsewhere.increment();

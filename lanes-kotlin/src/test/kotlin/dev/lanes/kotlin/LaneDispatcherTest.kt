@@ -1,0 +1,184 @@
+package dev.lanes.kotlin
+
+import dev.lanes.Lane
+import dev.lanes.LaneRejectedException
+import dev.lanes.RejectReason
+import java.time.Duration
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.AtomicReference
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.async
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import org.assertj.core.api.Assertions.assertThat
+import org.awaitility.Awaitility.await
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+
+/** The real kotlinx.coroutines on a lane: steps timed in the lane, rejection fails the coroutine. */
+class LaneDispatcherTest {
+  private val lanes = mutableListOf<Lane>()
+
+  private fun lane(l: Lane): Lane = l.also { lanes += it }
+
+  @AfterEach
+  fun closeLanes() = lanes.forEach { it.close() }
+
+  /** Holds the lane's only thread until the returned latch is counted down. */
+  private fun occupy(lane: Lane): CountDownLatch {
+    val started = CountDownLatch(1)
+    val release = CountDownLatch(1)
+    lane.execute {
+      started.countDown()
+      release.await()
+    }
+    assertThat(started.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue()
+    return release
+  }
+
+  private fun rejectionIn(t: Throwable?): LaneRejectedException? {
+    var c = t
+    while (c != null && c !is LaneRejectedException) c = c.cause
+    return c as LaneRejectedException?
+  }
+
+  @Test
+  fun `a coroutine runs on the lane, across suspensions`() = runBlocking<Unit> {
+    val lane = lane(Lane.blocking("kt-run", 2).build())
+    val threads =
+      withContext(lane.asLaneDispatcher()) {
+        val before = Thread.currentThread().name
+        delay(5)
+        before to Thread.currentThread().name
+      }
+    assertThat(threads.first).startsWith("kt-run-")
+    assertThat(threads.second).startsWith("kt-run-")
+    assertThat(lane.stats().counts().completed()).isGreaterThanOrEqualTo(2) // start + resumption
+  }
+
+  @Test
+  fun `a coroutine rejected by a full lane fails with the lane's rejection and never runs`() = runBlocking<Unit> {
+    val lane = lane(Lane.blocking("kt-full", 1).queueCapacity(1).build())
+    val release = occupy(lane)
+    lane.execute {} // fills the queue
+    val ran = AtomicReference<String?>(null)
+    try {
+      val deferred = async(lane.asLaneDispatcher()) { ran.set(Thread.currentThread().name) }
+      val failure = runCatching { deferred.await() }.exceptionOrNull()
+      assertThat(failure).isInstanceOf(CancellationException::class.java)
+      val rejection = rejectionIn(failure)
+      assertThat(rejection).`as`("cause chain of %s", failure).isNotNull()
+      assertThat(rejection!!.lane()).isEqualTo("kt-full")
+      assertThat(rejection.reason()).isEqualTo(RejectReason.QUEUE_FULL)
+      assertThat(failure).hasMessageContaining("kt-full")
+      assertThat(ran.get()).`as`("the body ran on %s", ran.get()).isNull()
+      assertThat(lane.stats().counts().rejected()).isEqualTo(1)
+    } finally {
+      release.countDown()
+    }
+  }
+
+  /** Suspends a coroutine on [dispatcher], fills the lane, resumes it; returns where its finally ran and how it ended. */
+  private fun resumeOnAFullLane(lane: Lane, dispatcher: kotlinx.coroutines.CoroutineDispatcher): Pair<String, Throwable?> =
+    runBlocking {
+      val gate = CompletableDeferred<Unit>()
+      val suspended = CountDownLatch(1)
+      val ranAfterResume = AtomicReference(false)
+      val finallyThread = AtomicReference<String>()
+      val job =
+        launch(dispatcher) {
+          try {
+            suspended.countDown()
+            gate.await()
+            ranAfterResume.set(true)
+          } finally {
+            finallyThread.set(Thread.currentThread().name)
+          }
+        }
+      val completion = AtomicReference<Throwable?>()
+      job.invokeOnCompletion { completion.set(it) }
+      assertThat(suspended.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue()
+      await().atMost(PATIENCE).until { lane.stats().running() == 0 }
+      val release = occupy(lane)
+      lane.execute {} // fills the queue
+      try {
+        gate.complete(Unit) // the resumption is dispatched to the full lane
+        job.join()
+        assertThat(job.isCancelled).isTrue()
+        assertThat(ranAfterResume.get()).isFalse()
+        finallyThread.get() to completion.get()
+      } finally {
+        release.countDown()
+      }
+    }
+
+  @Test
+  fun `a rejected resumption cancels the coroutine with the lane's rejection, its finally runs on a rejected thread`() {
+    val lane = lane(Lane.blocking("kt-resume", 1).queueCapacity(1).build())
+    val (finallyThread, cause) = resumeOnAFullLane(lane, lane.asLaneDispatcher())
+    assertThat(finallyThread).startsWith("kt-resume-rejected") // debug mode appends " @coroutine#n"
+    assertThat(cause).isInstanceOf(LaneRejectedCancellationException::class.java)
+    assertThat(rejectionIn(cause)?.reason()).isEqualTo(RejectReason.QUEUE_FULL)
+  }
+
+  @Test
+  fun `kotlinx's own asCoroutineDispatcher hands the rejected resumption to Dispatchers IO (what LaneDispatcher avoids)`() {
+    val lane = lane(Lane.blocking("kt-kotlinx", 1).queueCapacity(1).build())
+    val (finallyThread, _) = resumeOnAFullLane(lane, (lane as java.util.concurrent.ExecutorService).asCoroutineDispatcher())
+    assertThat(finallyThread).startsWith("DefaultDispatcher-worker")
+  }
+
+  @Test
+  fun `after the lane shut down, a resuming coroutine fails with the SHUTDOWN rejection`() = runBlocking<Unit> {
+    val lane = lane(Lane.blocking("kt-closed", 1).build())
+    val gate = CompletableDeferred<Unit>()
+    val suspended = CountDownLatch(1)
+    val deferred =
+      async(lane.asLaneDispatcher()) {
+        suspended.countDown()
+        gate.await()
+        "resumed"
+      }
+    assertThat(suspended.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue()
+    lane.close() // the coroutine is suspended: no task of it is queued, so close returns
+    gate.complete(Unit)
+    val failure = runCatching { deferred.await() }.exceptionOrNull()
+    assertThat(rejectionIn(failure)?.reason()).isEqualTo(RejectReason.SHUTDOWN)
+  }
+
+  @Test
+  fun `coroutine steps show their queue wait and run time in the lane's stats`() = runBlocking<Unit> {
+    val clock = AtomicLong()
+    val lane = lane(Lane.blocking("kt-stats", 1).ticker(clock::get).build())
+    val release = occupy(lane)
+    val result =
+      async(lane.asLaneDispatcher("coroutine")) {
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(3)) // it "runs" 3 ms
+        "done"
+      }
+    await().atMost(PATIENCE).until { lane.stats().queued() == 1 }
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(7)) // it waits 7 ms behind the occupied thread
+    release.countDown()
+    assertThat(result.await()).isEqualTo("done")
+
+    await().atMost(PATIENCE).until { lane.stats().counts().completed() == 2L }
+    val stats = lane.stats()
+    // Two tasks: the occupying one (waited 0) and the coroutine's one step (waited 7 ms, ran 3 ms).
+    assertThat(stats.sinceStart().queueWait().count()).isEqualTo(2)
+    assertThat(stats.sinceStart().queueWait().max()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(7))
+    val coroutine = stats.byLabel()["coroutine"]!!
+    assertThat(coroutine.tasks()).isEqualTo(1)
+    assertThat(coroutine.runNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(3))
+  }
+
+  private companion object {
+    /** How long a test waits for what should happen promptly before it fails. */
+    val PATIENCE: Duration = Duration.ofSeconds(30)
+  }
+}

@@ -1,0 +1,70 @@
+package dev.lanes.spring.boot;
+
+import dev.lanes.Lane;
+import dev.lanes.Lanes;
+import dev.lanes.micrometer.LanesMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.coyote.ProtocolHandler;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.tomcat.TomcatProtocolHandlerCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Lanes from {@code lanes.instances.*}: a {@link Lanes} bean, a bean per lane named after it, the
+ * application task executor and Tomcat's request executor as lanes when asked, Micrometer meters,
+ * and shutdown in step with Spring's lifecycle. Runs before Spring Boot's task execution
+ * auto-configuration, which steps aside when {@code lanes.task-executor} names a lane.
+ */
+@AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "lanes.enabled", matchIfMissing = true)
+@Conditional(OnLanesDeclaredCondition.class)
+@EnableConfigurationProperties(LanesProperties.class)
+@Import(LaneBeansRegistrar.class)
+public class LanesAutoConfiguration {
+
+  /** Every declared lane; closed (waiting for accepted tasks) when the context closes. */
+  @Bean(name = "lanes", destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public Lanes lanes(LanesProperties properties) {
+    return LanesFromProperties.build(properties);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  LanesLifecycle lanesLifecycle(Lanes lanes, LanesProperties properties) {
+    return new LanesLifecycle(lanes, properties.getShutdown().getAwaitTermination());
+  }
+
+  /** Bound to every MeterRegistry by Spring Boot (it binds MeterBinder beans). */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterBinder.class, LanesMetrics.class})
+  static class Metrics {
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LanesMetrics lanesMetrics(Lanes lanes) {
+      return LanesMetrics.of(lanes);
+    }
+  }
+
+  /** {@code lanes.server.lane=http}: the embedded Tomcat runs its requests in lane "http". */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({TomcatProtocolHandlerCustomizer.class, ProtocolHandler.class})
+  @ConditionalOnProperty("lanes.server.lane")
+  static class TomcatRequests {
+    @Bean
+    TomcatProtocolHandlerCustomizer<ProtocolHandler> lanesTomcatExecutor(
+        Lanes lanes, LanesProperties properties) {
+      Lane lane = lanes.lane(properties.getServer().getLane());
+      return handler -> handler.setExecutor(lane);
+    }
+  }
+}

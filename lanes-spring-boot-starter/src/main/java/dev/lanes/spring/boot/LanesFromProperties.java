@@ -1,0 +1,132 @@
+package dev.lanes.spring.boot;
+
+import dev.lanes.Lane;
+import dev.lanes.LaneBuilder;
+import dev.lanes.LaneKind;
+import dev.lanes.Lanes;
+import dev.lanes.OverflowPolicy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Builds a {@link Lanes} set from {@link LanesProperties}, checking every value first. A bad value
+ * throws {@link LanesPropertyException} with the full property name: lanes' own builder messages
+ * name the lane and setting, this adds where in the configuration it came from.
+ */
+final class LanesFromProperties {
+  static final String PREFIX = "lanes.instances.";
+
+  private LanesFromProperties() {}
+
+  static Lanes build(LanesProperties properties) {
+    Map<String, LanesProperties.Instance> instances = properties.getInstances();
+    Lanes.Builder lanes = Lanes.builder();
+    for (Map.Entry<String, LanesProperties.Instance> e : instances.entrySet()) {
+      lanes.lane(builder(e.getKey(), e.getValue()));
+    }
+    requireDeclared("lanes.task-executor", properties.getTaskExecutor(), instances);
+    requireDeclared("lanes.server.lane", properties.getServer().getLane(), instances);
+    Duration await = properties.getShutdown().getAwaitTermination();
+    if (await == null || await.isNegative()) {
+      throw new LanesPropertyException(
+          "lanes.shutdown.await-termination", await, "must be zero or positive");
+    }
+    return lanes.build();
+  }
+
+  private static void requireDeclared(
+      String property, String lane, Map<String, LanesProperties.Instance> instances) {
+    if (lane != null && !instances.containsKey(lane)) {
+      throw new LanesPropertyException(
+          property,
+          lane,
+          "no lane of that name is declared under lanes.instances (declared: "
+              + (instances.isEmpty() ? "none" : String.join(", ", instances.keySet()))
+              + ")");
+    }
+  }
+
+  static LaneBuilder builder(String name, LanesProperties.Instance p) {
+    String at = PREFIX + name + ".";
+    LaneKind kind = p.getKind();
+    if (kind == null) {
+      throw new LanesPropertyException(at + "kind", null, "required: cpu, blocking or virtual");
+    }
+    LaneBuilder b =
+        check(
+            at + "kind",
+            kind.tag(),
+            () ->
+                switch (kind) {
+                  case CPU -> Lane.cpu(name);
+                  case BLOCKING -> {
+                    if (p.getThreads() == null) {
+                      throw new LanesPropertyException(
+                          at + "threads", null, "required for a blocking lane");
+                    }
+                    yield Lane.blocking(name, 1);
+                  }
+                  case VIRTUAL -> {
+                    if (p.getConcurrency() == null) {
+                      throw new LanesPropertyException(
+                          at + "concurrency", null, "required for a virtual lane");
+                    }
+                    yield Lane.virtual(name, 1);
+                  }
+                });
+    if (p.getThreads() != null) {
+      if (kind == LaneKind.VIRTUAL) {
+        throw new LanesPropertyException(
+            at + "threads", p.getThreads(), "a virtual lane has no threads setting; use concurrency");
+      }
+      check(at + "threads", p.getThreads(), () -> b.threads(p.getThreads()));
+    }
+    if (p.getConcurrency() != null) {
+      if (kind != LaneKind.VIRTUAL) {
+        throw new LanesPropertyException(
+            at + "concurrency",
+            p.getConcurrency(),
+            "concurrency applies to virtual lanes; a " + kind.tag() + " lane uses threads");
+      }
+      check(at + "concurrency", p.getConcurrency(), () -> b.maxConcurrency(p.getConcurrency()));
+    }
+    if (p.getQueueCapacity() != null) {
+      check(at + "queue-capacity", p.getQueueCapacity(), () -> b.queueCapacity(p.getQueueCapacity()));
+    }
+    LanesProperties.Overflow overflow = p.getOverflow() == null ? LanesProperties.Overflow.REJECT : p.getOverflow();
+    Duration blockTimeout = p.getBlockTimeout();
+    if (overflow != LanesProperties.Overflow.BLOCK_CALLER && blockTimeout != null) {
+      throw new LanesPropertyException(
+          at + "block-timeout", blockTimeout, "applies only with overflow=block-caller, overflow is "
+              + overflow.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+    }
+    OverflowPolicy policy =
+        switch (overflow) {
+          case REJECT -> OverflowPolicy.reject();
+          case CALLER_RUNS -> OverflowPolicy.callerRuns();
+          case DISCARD_OLDEST -> OverflowPolicy.discardOldest();
+          case BLOCK_CALLER -> {
+            if (blockTimeout == null) {
+              throw new LanesPropertyException(
+                  at + "block-timeout", null, "required with overflow=block-caller");
+            }
+            yield OverflowPolicy.blockCaller(blockTimeout);
+          }
+        };
+    check(at + (overflow == LanesProperties.Overflow.BLOCK_CALLER ? "block-timeout" : "overflow"),
+        overflow == LanesProperties.Overflow.BLOCK_CALLER ? blockTimeout : overflow,
+        () -> b.overflow(policy));
+    b.daemon(p.isDaemon());
+    return b;
+  }
+
+  /** Runs a builder step; its IllegalArgumentException becomes a LanesPropertyException. */
+  private static <T> T check(String property, Object value, Supplier<T> step) {
+    try {
+      return step.get();
+    } catch (IllegalArgumentException e) {
+      throw new LanesPropertyException(property, value, e.getMessage());
+    }
+  }
+}

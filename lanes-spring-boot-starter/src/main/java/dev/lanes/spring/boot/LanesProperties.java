@@ -1,0 +1,196 @@
+package dev.lanes.spring.boot;
+
+import dev.lanes.LaneKind;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * {@code lanes.*}: the application's lanes, declared in configuration.
+ *
+ * <pre>
+ * lanes.instances.db.kind=blocking
+ * lanes.instances.db.threads=16
+ * lanes.instances.db.queue-capacity=500
+ * lanes.instances.partner-api.kind=virtual
+ * lanes.instances.partner-api.concurrency=30
+ * lanes.server.lane=http          # Tomcat's requests run in lane "http"
+ * lanes.task-executor=background  # &#64;Async without a name
+ * </pre>
+ *
+ * Every value is checked at startup; a bad one stops the application with the property, the value
+ * and the reason.
+ */
+@ConfigurationProperties("lanes")
+public class LanesProperties {
+
+  /** Whether lanes declared under lanes.instances are created. */
+  private boolean enabled = true;
+
+  /** The lanes, by name. Each lane is a bean of that name (inject with @Qualifier("name"), use in @Async("name")). */
+  private Map<String, Instance> instances = new LinkedHashMap<>();
+
+  /**
+   * Name of a declared lane to be the application task executor (the "applicationTaskExecutor"
+   * bean, used by @Async without a name). Unset: Spring Boot's own executor.
+   */
+  private String taskExecutor;
+
+  private final Server server = new Server();
+
+  private final Shutdown shutdown = new Shutdown();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public Map<String, Instance> getInstances() {
+    return instances;
+  }
+
+  public void setInstances(Map<String, Instance> instances) {
+    this.instances = instances;
+  }
+
+  public String getTaskExecutor() {
+    return taskExecutor;
+  }
+
+  public void setTaskExecutor(String taskExecutor) {
+    this.taskExecutor = taskExecutor;
+  }
+
+  public Server getServer() {
+    return server;
+  }
+
+  public Shutdown getShutdown() {
+    return shutdown;
+  }
+
+  /** What to do with a task that arrives when a lane's queue is full. */
+  public enum Overflow {
+    /** Refuse it with LaneRejectedException (the default). */
+    REJECT,
+    /** Run it on the submitting thread. */
+    CALLER_RUNS,
+    /** Block the submitter until there is room, up to block-timeout, then refuse. */
+    BLOCK_CALLER,
+    /** Drop the oldest queued task (its future is cancelled, the drop counted). */
+    DISCARD_OLDEST
+  }
+
+  /** One lane. */
+  public static class Instance {
+
+    /** Kind of lane: cpu (platform threads, default = processors), blocking (platform threads) or virtual (capped virtual threads). Required. */
+    private LaneKind kind;
+
+    /** Platform threads of a cpu or blocking lane (required for blocking; cpu defaults to the number of processors). */
+    private Integer threads;
+
+    /** Virtual threads running at once in a virtual lane (required for virtual). */
+    private Integer concurrency;
+
+    /** How many tasks may wait for a thread (default 10000). */
+    private Integer queueCapacity;
+
+    /** What to do when the queue is full. */
+    private Overflow overflow = Overflow.REJECT;
+
+    /** With overflow=block-caller: how long a submitter may wait for room before the task is refused (required then). */
+    private Duration blockTimeout;
+
+    /** Whether the platform threads are daemon threads (a non-daemon lane keeps the JVM alive until closed). */
+    private boolean daemon = false;
+
+    public LaneKind getKind() {
+      return kind;
+    }
+
+    public void setKind(LaneKind kind) {
+      this.kind = kind;
+    }
+
+    public Integer getThreads() {
+      return threads;
+    }
+
+    public void setThreads(Integer threads) {
+      this.threads = threads;
+    }
+
+    public Integer getConcurrency() {
+      return concurrency;
+    }
+
+    public void setConcurrency(Integer concurrency) {
+      this.concurrency = concurrency;
+    }
+
+    public Integer getQueueCapacity() {
+      return queueCapacity;
+    }
+
+    public void setQueueCapacity(Integer queueCapacity) {
+      this.queueCapacity = queueCapacity;
+    }
+
+    public Overflow getOverflow() {
+      return overflow;
+    }
+
+    public void setOverflow(Overflow overflow) {
+      this.overflow = overflow;
+    }
+
+    public Duration getBlockTimeout() {
+      return blockTimeout;
+    }
+
+    public void setBlockTimeout(Duration blockTimeout) {
+      this.blockTimeout = blockTimeout;
+    }
+
+    public boolean isDaemon() {
+      return daemon;
+    }
+
+    public void setDaemon(boolean daemon) {
+      this.daemon = daemon;
+    }
+  }
+
+  /** The embedded web server. */
+  public static class Server {
+    /** Name of a declared lane that runs the embedded Tomcat's requests (its queue wait is the requests' wait for a thread). Unset: Tomcat's own pool. */
+    private String lane;
+
+    public String getLane() {
+      return lane;
+    }
+
+    public void setLane(String lane) {
+      this.lane = lane;
+    }
+  }
+
+  /** Application shutdown. */
+  public static class Shutdown {
+    /** How long shutdown waits for the lanes' accepted tasks to finish; then tasks that never started are returned by shutdownNow and logged. */
+    private Duration awaitTermination = Duration.ofSeconds(30);
+
+    public Duration getAwaitTermination() {
+      return awaitTermination;
+    }
+
+    public void setAwaitTermination(Duration awaitTermination) {
+      this.awaitTermination = awaitTermination;
+    }
+  }
+}

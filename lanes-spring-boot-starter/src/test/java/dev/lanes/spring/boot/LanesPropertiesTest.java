@@ -1,0 +1,200 @@
+package dev.lanes.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.Lane;
+import dev.lanes.LaneKind;
+import dev.lanes.Lanes;
+import dev.lanes.OverflowPolicy;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.task.support.TaskExecutorAdapter;
+
+/** Properties binding, conditions and every bad value's startup failure, without a web server. */
+class LanesPropertiesTest {
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(LanesAutoConfiguration.class, TaskExecutionAutoConfiguration.class));
+
+  @Test
+  void withNoLaneDeclaredTheStarterAddsNothing() {
+    runner.run(
+        context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(Lanes.class);
+          assertThat(context).hasBean("applicationTaskExecutor");
+        });
+  }
+
+  @Test
+  void eachDeclaredLaneIsBuiltAsConfiguredAndIsABeanOfItsName() {
+    runner
+        .withPropertyValues(
+            "lanes.instances.db.kind=blocking",
+            "lanes.instances.db.threads=3",
+            "lanes.instances.db.queue-capacity=50",
+            "lanes.instances.db.overflow=block-caller",
+            "lanes.instances.db.block-timeout=250ms",
+            "lanes.instances.compute.kind=cpu",
+            "lanes.instances.partner-api.kind=virtual",
+            "lanes.instances.partner-api.concurrency=30",
+            "lanes.instances.partner-api.overflow=discard-oldest")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Lanes lanes = context.getBean(Lanes.class);
+              assertThat(lanes.names()).containsExactly("db", "compute", "partner-api");
+              Lane db = context.getBean("db", Lane.class);
+              assertThat(db).isSameAs(lanes.lane("db"));
+              assertThat(db.config().concurrency()).isEqualTo(3);
+              assertThat(db.config().queueCapacity()).isEqualTo(50);
+              assertThat(db.config().overflow())
+                  .isEqualTo(OverflowPolicy.blockCaller(Duration.ofMillis(250)));
+              assertThat(lanes.lane("compute").config().concurrency())
+                  .isEqualTo(Runtime.getRuntime().availableProcessors());
+              Lane partner = context.getBean("partner-api", Lane.class);
+              assertThat(partner.kind()).isEqualTo(LaneKind.VIRTUAL);
+              assertThat(partner.concurrencyLimit()).isEqualTo(30);
+              assertThat(partner.config().overflow()).isEqualTo(OverflowPolicy.discardOldest());
+            });
+  }
+
+  /** Lane beans are found by name, never as "the" Executor: Spring Boot's own executor stays. */
+  @Test
+  void lanesDoNotDisplaceSpringBootsTaskExecutorUnlessAsked() {
+    runner
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.threads=2")
+        .withBean(NeedsDb.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Object executor = context.getBean("applicationTaskExecutor");
+              assertThat(executor).isNotInstanceOf(Lane.class).isNotInstanceOf(TaskExecutorAdapter.class);
+              assertThat(context.getBean(NeedsDb.class).db.name()).isEqualTo("db");
+            });
+    runner
+        .withPropertyValues(
+            "lanes.instances.db.kind=blocking", "lanes.instances.db.threads=2", "lanes.task-executor=db")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean("applicationTaskExecutor")).isInstanceOf(TaskExecutorAdapter.class);
+              assertThat(context.getBean("taskExecutor")).isSameAs(context.getBean("applicationTaskExecutor"));
+            });
+  }
+
+  static class NeedsDb {
+    final Lane db;
+
+    NeedsDb(@Qualifier("db") Lane db) {
+      this.db = db;
+    }
+  }
+
+  @Test
+  void theApplicationsOwnLanesBeanWinsAndItsLanesAreTheBeans() {
+    Lanes own = Lanes.builder().lane(Lane.blocking("db", 1)).build();
+    runner
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.threads=4")
+        .withBean("myLanes", Lanes.class, () -> own)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).getBeans(Lanes.class).hasSize(1);
+              assertThat(context.getBean("db", Lane.class)).isSameAs(own.lane("db"));
+            });
+    own.close();
+  }
+
+  @Test
+  void lanesEnabledFalseTurnsTheStarterOff() {
+    runner
+        .withPropertyValues(
+            "lanes.enabled=false", "lanes.instances.db.kind=blocking", "lanes.instances.db.threads=2")
+        .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Lanes.class));
+  }
+
+  static Stream<Arguments> badValues() {
+    return Stream.of(
+        // properties, the property the failure must name, the value it must show
+        bad("lanes.instances.db.kind=fast", "lanes.instances.db.kind", "fast"),
+        bad("lanes.instances.db.threads=2", "lanes.instances.db.kind", "(unset)"),
+        bad("lanes.instances.db.kind=blocking", "lanes.instances.db.threads", "(unset)"),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=0", "lanes.instances.db.threads", "\"0\""),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=40000", "lanes.instances.db.threads", "\"40000\""),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=lots", "lanes.instances.db.threads", "lots"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.threads=-1", "lanes.instances.db.threads", "\"-1\""),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=2,lanes.instances.db.concurrency=5",
+            "lanes.instances.db.concurrency", "\"5\""),
+        bad("lanes.instances.db.kind=virtual", "lanes.instances.db.concurrency", "(unset)"),
+        bad("lanes.instances.db.kind=virtual,lanes.instances.db.concurrency=0", "lanes.instances.db.concurrency", "\"0\""),
+        bad("lanes.instances.db.kind=virtual,lanes.instances.db.concurrency=5,lanes.instances.db.threads=3",
+            "lanes.instances.db.threads", "\"3\""),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-capacity=0", "lanes.instances.db.queue-capacity", "\"0\""),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-capacity=-3", "lanes.instances.db.queue-capacity", "\"-3\""),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-capacity=many", "lanes.instances.db.queue-capacity", "many"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.overflow=drop", "lanes.instances.db.overflow", "drop"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.overflow=block-caller", "lanes.instances.db.block-timeout", "(unset)"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.overflow=block-caller,lanes.instances.db.block-timeout=-1s",
+            "lanes.instances.db.block-timeout", "PT-1S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.overflow=block-caller,lanes.instances.db.block-timeout=48h",
+            "lanes.instances.db.block-timeout", "PT48H"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.block-timeout=1s", "lanes.instances.db.block-timeout", "PT1S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.block-timeout=soon", "lanes.instances.db.block-timeout", "soon"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.daemon=maybe", "lanes.instances.db.daemon", "maybe"),
+        bad("lanes.instances.db.kind=cpu,lanes.task-executor=nope", "lanes.task-executor", "nope"),
+        bad("lanes.instances.db.kind=cpu,lanes.server.lane=nope", "lanes.server.lane", "nope"),
+        bad("lanes.instances.db.kind=cpu,lanes.shutdown.await-termination=-1s", "lanes.shutdown.await-termination", "PT-1S"));
+  }
+
+  private static Arguments bad(String properties, String property, String value) {
+    return Arguments.of(properties, property, value);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badValues")
+  void aBadValueFailsStartupNamingThePropertyAndTheValue(String properties, String property, String value) {
+    runner
+        .withPropertyValues(properties.split(","))
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              String failure = chain(context.getStartupFailure());
+              assertThat(failure).contains(property).contains(value);
+            });
+  }
+
+  /** Every message in the cause chain, one per line (what the failure report draws from). */
+  private static String chain(Throwable t) {
+    StringBuilder s = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      s.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
+    }
+    return s.toString();
+  }
+
+  @Test
+  void theConfigurationMetadataDescribesTheProperties() throws Exception {
+    try (InputStream in =
+        getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+      assertThat(in).as("generated by spring-boot-configuration-processor").isNotNull();
+      String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(metadata)
+          .contains("\"name\": \"lanes.instances\"")
+          .contains("dev.lanes.spring.boot.LanesProperties$Instance")
+          .contains("\"name\": \"lanes.task-executor\"")
+          .contains("\"name\": \"lanes.server.lane\"")
+          .contains("\"name\": \"lanes.shutdown.await-termination\"");
+    }
+  }
+}
