@@ -25,7 +25,8 @@ import org.w3c.dom.NodeList;
  * What {@code ./lanes test} prints: Maven's whole output goes to a log file, the console gets one
  * line per module as the build reaches it (or one status line redrawn in place on a terminal), a
  * line every {@link #QUIET_SECONDS} seconds while a step runs long, and at the end a table of
- * tests run, failed and skipped per module read from the surefire reports this run wrote, the
+ * tests run, failed and skipped per module read from the surefire reports (and maven-invoker
+ * builds, one test each) this run wrote, the
  * failing tests' names, where the logs are, and a closing line {@code N passed, N failed} (with
  * {@code , N skipped} when some were).
  *
@@ -242,28 +243,40 @@ public final class TestRun {
       return modules.values().stream().mapToInt(c -> c[2]).sum();
     }
 
-    /** Reads every surefire report under ROOT/<module>/target/surefire-reports written since {@code sinceMillis}. */
+    /**
+     * Reads every surefire report under ROOT/<module>/target/surefire-reports, and every
+     * maven-invoker build under ROOT/<module>/target/invoker-reports (one test each), written since
+     * {@code sinceMillis}.
+     */
     static Summary read(Path root, long sinceMillis) throws Exception {
       Map<String, int[]> modules = new TreeMap<>();
       Map<String, Double> seconds = new TreeMap<>();
       List<String> failures = new ArrayList<>();
       List<Path> reports = new ArrayList<>();
+      List<Path> invoked = new ArrayList<>();
       try (Stream<Path> dirs = Files.list(root)) {
         for (Path dir : dirs.sorted().toList()) {
-          Path reportDir = dir.resolve("target/surefire-reports");
-          if (!Files.isDirectory(reportDir)) {
-            continue;
-          }
-          try (Stream<Path> files = Files.list(reportDir)) {
-            files.filter(f -> f.getFileName().toString().startsWith("TEST-") && f.toString().endsWith(".xml"))
-                .filter(f -> modifiedSince(f, sinceMillis))
-                .sorted()
-                .forEach(reports::add);
-          }
+          reports.addAll(files(dir.resolve("target/surefire-reports"), "TEST-", sinceMillis));
+          invoked.addAll(files(dir.resolve("target/invoker-reports"), "BUILD-", sinceMillis));
         }
       }
       DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
       factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+      for (Path report : invoked) {
+        String module = root.relativize(report).getName(0).toString();
+        Element job = factory.newDocumentBuilder().parse(report.toFile()).getDocumentElement();
+        String result = job.getAttribute("result");
+        int[] c = modules.computeIfAbsent(module, k -> new int[3]);
+        c[0]++;
+        if (result.equals("skipped")) {
+          c[2]++;
+        } else if (!result.equals("success")) {
+          c[1]++;
+          failures.add(module + ": invoker build " + job.getAttribute("project") + " — " + result
+              + " (log: " + job.getAttribute("buildlog") + ")");
+        }
+        seconds.merge(module, parseDouble(job.getAttribute("time")), Double::sum);
+      }
       for (Path report : reports) {
         String module = root.relativize(report).getName(0).toString();
         Document doc = factory.newDocumentBuilder().parse(report.toFile());
@@ -331,6 +344,19 @@ public final class TestRun {
       Path abs = log.toAbsolutePath().normalize();
       Path r = root.toAbsolutePath().normalize();
       return abs.startsWith(r) ? r.relativize(abs).toString() : abs.toString();
+    }
+
+    /** The XML files in {@code dir} whose names start with {@code prefix}, written since {@code sinceMillis}. */
+    private static List<Path> files(Path dir, String prefix, long sinceMillis) throws IOException {
+      if (!Files.isDirectory(dir)) {
+        return List.of();
+      }
+      try (Stream<Path> files = Files.list(dir)) {
+        return files.filter(f -> f.getFileName().toString().startsWith(prefix) && f.toString().endsWith(".xml"))
+            .filter(f -> modifiedSince(f, sinceMillis))
+            .sorted()
+            .toList();
+      }
     }
 
     private static boolean modifiedSince(Path f, long sinceMillis) {

@@ -96,4 +96,17 @@ class TestRunTest {
     }
     assertThat(bytes.toString(StandardCharsets.UTF_8)).doesNotContain("\n");
   }
+
+  @Test
+  void invokerBuildsCountAsOneTestEach() throws Exception {
+    Path dir = Files.createDirectories(root.resolve("lanes-it/target/invoker-reports"));
+    Files.writeString(dir.resolve("BUILD-ok.xml"),
+        "<?xml version=\"1.0\"?><build-job project=\"ok/pom.xml\" result=\"success\" time=\"6.3\"/>");
+    Files.writeString(dir.resolve("BUILD-broken.xml"),
+        "<?xml version=\"1.0\"?><build-job project=\"broken/pom.xml\" result=\"failure-build\" time=\"2\""
+            + " buildlog=\"/x/build.log\"/>");
+    List<String> lines = summary(1);
+    assertThat(lines.getLast()).isEqualTo("1 passed, 1 failed");
+    assertThat(lines).contains("  lanes-it: invoker build broken/pom.xml — failure-build (log: /x/build.log)");
+  }
 }
