@@ -309,10 +309,12 @@ public final class TestRun {
     List<String> lines(Path root, Path log, int mavenStatus, String took, List<String> mavenErrors) {
       List<String> out = new ArrayList<>();
       out.add("");
-      out.add(String.format(Locale.ROOT, "%-18s %7s %7s %8s %9s", "module", "tests", "failed", "skipped", "time"));
+      int w = Math.max(18, modules.keySet().stream().mapToInt(String::length).max().orElse(0));
+      out.add(String.format(Locale.ROOT, "%-" + w + "s %7s %7s %8s %10s", "module", "tests", "failed", "skipped",
+          "time"));
       for (Map.Entry<String, int[]> e : modules.entrySet()) {
         int[] c = e.getValue();
-        out.add(String.format(Locale.ROOT, "%-18s %,7d %,7d %,8d %9s", e.getKey(), c[0], c[1], c[2],
+        out.add(String.format(Locale.ROOT, "%-" + w + "s %,7d %,7d %,8d %10s", e.getKey(), c[0], c[1], c[2],
             human(Math.round(seconds.getOrDefault(e.getKey(), 0.0)))));
       }
       out.add("");
