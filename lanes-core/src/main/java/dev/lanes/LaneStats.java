@@ -11,6 +11,10 @@ package dev.lanes;
  * @param uptimeNanos since the lane was built
  * @param counts task counts since start
  * @param queued tasks waiting now
+ * @param oldestQueuedNanos how long the task at the head of the queue (the one waiting longest)
+ *     has waited so far, 0 when the queue is empty: a task still waiting shows here before it
+ *     ends and reaches the wait figures, so this is the earliest sign of saturation. Read without
+ *     a lock, so approximate under concurrent submission (the head may be taken as it is read)
  * @param running tasks running now
  * @param threads live threads now (for a virtual lane: virtual threads running tasks)
  * @param concurrencyLimit threads of a platform lane, {@code maxConcurrency} of a virtual one
@@ -37,6 +41,7 @@ public record LaneStats(
     long uptimeNanos,
     LaneCounts counts,
     int queued,
+    long oldestQueuedNanos,
     int running,
     int threads,
     int concurrencyLimit,

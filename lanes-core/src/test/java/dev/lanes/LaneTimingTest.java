@@ -114,4 +114,25 @@ class LaneTimingTest {
       assertThat(second.sinceStart().runTime().count()).isEqualTo(3);
     }
   }
+
+  @Test
+  void oldestQueuedIsTheAgeOfTheTaskStillWaitingAtTheHead() throws Exception {
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    try (Lane lane = Lane.blocking("oldest", 1).ticker(clock::get).build()) {
+      assertThat(lane.stats().oldestQueuedNanos()).isZero();
+      java.util.concurrent.CountDownLatch release = Work.occupy(lane);
+      java.util.concurrent.CompletableFuture<Integer> first = lane.submit(() -> 1);
+      clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+      java.util.concurrent.CompletableFuture<Integer> second = lane.submit(() -> 2);
+      clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(200));
+      LaneStats waiting = lane.stats();
+      // The head waited 500 ms and has not ended: it shows here, not yet in the wait figures.
+      assertThat(waiting.oldestQueuedNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(500));
+      assertThat(waiting.sinceStart().queueWait().count()).isZero();
+      release.countDown();
+      first.get();
+      second.get();
+      assertThat(lane.stats().oldestQueuedNanos()).isZero();
+    }
+  }
 }

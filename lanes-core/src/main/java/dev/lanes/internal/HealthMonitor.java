@@ -316,8 +316,7 @@ final class HealthMonitor {
     if (Double.isNaN(meanRun) && last[1] > 0) {
       meanRun = (double) last[3] / last[1]; // nothing ended in the window: use the lane's mean
     }
-    TaskEnvelope head = lane.queue.peek();
-    double headAge = head == null ? 0 : Math.max(0, now - head.acceptedNanos);
+    double headAge = lane.oldestQueuedNanos(now);
     double wait = Math.max(meanWait, headAge);
     double threshold =
         config.fixedWaitThreshold() != null

@@ -5,6 +5,7 @@ import dev.lanes.LaneHealth;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -12,14 +13,35 @@ import jdk.jfr.Threshold;
 import jdk.jfr.Timespan;
 
 /**
- * lanes' JDK Flight Recorder events. They cost next to nothing when no recording is running (the
- * JIT removes an event that is never enabled); during a recording, a task event is committed only
- * when the task ran at least its threshold (20 ms unless the recording's settings say otherwise,
- * e.g. {@code jfr configure} or {@code -XX:StartFlightRecording:settings=...} with {@code
+ * lanes' JDK Flight Recorder events. During a recording, a task event is committed only when the
+ * task ran at least its threshold (20 ms unless the recording's settings say otherwise, e.g. {@code
+ * jfr configure} or {@code -XX:StartFlightRecording:settings=...} with {@code
  * dev.lanes.Task#threshold=0 ms}).
+ *
+ * <p>Loaded lazily: the first event object made in a JVM loads and registers JFR's event machinery
+ * (over a hundred {@code jdk.jfr} classes, about 200 ms here), so no event object is made until
+ * Flight Recorder is initialised. Every way of recording (a {@code Recording}, {@code
+ * -XX:StartFlightRecording}, {@code jcmd JFR.start}, a {@code RecordingStream}) initialises it
+ * first, so while it is not initialised no recording runs and no event could be committed:
+ * skipping them loses nothing. {@link FlightRecorder#isInitialized()} is a volatile read; the
+ * check costs that per task. Once initialised, events are made as usual (the JIT removes an event
+ * that is never enabled).
  */
 final class LaneEvents {
   private LaneEvents() {}
+
+  /**
+   * A task event, begun, or null while Flight Recorder is not initialised in this JVM (then no
+   * recording can be running). The caller ends it after the task and commits it if it should.
+   */
+  static TaskEvent beginTask() {
+    if (!FlightRecorder.isInitialized()) {
+      return null;
+    }
+    TaskEvent event = new TaskEvent();
+    event.begin();
+    return event;
+  }
 
   @Name("dev.lanes.Task")
   @Label("Lane Task")
@@ -96,6 +118,9 @@ final class LaneEvents {
   }
 
   static void healthTransition(HealthEvent e) {
+    if (!FlightRecorder.isInitialized()) {
+      return; // no recording can be running: do not load JFR's event machinery for nothing
+    }
     HealthTransitionEvent ev = new HealthTransitionEvent();
     if (ev.isEnabled()) {
       ev.lane = e.lane();

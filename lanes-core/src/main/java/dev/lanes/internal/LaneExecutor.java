@@ -977,8 +977,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     } else {
       timed.sampleCpu = sampleCpu;
     }
-    LaneEvents.TaskEvent event = new LaneEvents.TaskEvent();
-    event.begin();
+    LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
     Throwable failure = null;
     try {
       t.work.run();
@@ -1010,7 +1009,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         start = end = ticker.getAsLong();
       }
     }
-    event.end();
+    if (event != null) {
+      event.end();
+    }
     if (f != null) {
       t.finishRun(runState >= STOP);
       notRun |= !f.ran();
@@ -1074,7 +1075,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       // A stage made from this future before we completed it is visible now (see LaneFuture).
       otherCodeRan |= f.mayRunDependents();
     }
-    if (event.shouldCommit()) {
+    if (event != null && event.shouldCommit()) {
       event.lane = name;
       event.label = t.label;
       event.taskId = t.id;
@@ -1235,6 +1236,15 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return n;
   }
 
+  /**
+   * How long the task at the head of the queue has waited at {@code now}, or 0 with an empty
+   * queue. Approximate under concurrent submission: the head may be taken while it is read.
+   */
+  long oldestQueuedNanos(long now) {
+    TaskEnvelope head = queue.peek();
+    return head == null ? 0 : Math.max(0, now - head.acceptedNanos);
+  }
+
   long[] timingSums() {
     return timings.sums();
   }
@@ -1262,6 +1272,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         now - createdNanos,
         counts,
         queue.size(),
+        oldestQueuedNanos(now),
         running,
         threads,
         concurrencyLimit(),

@@ -30,6 +30,23 @@ public final class ExperimentResult {
   private Table table = new Table(List.of(), List.of());
   private final List<TaskRecord> tasks = new ArrayList<>();
   private boolean usesLanes;
+  private String error; // null unless the experiment failed to run
+
+  /** The result of an experiment that threw: an error with its cause, not a claim that failed. */
+  public static ExperimentResult crashed(Experiment experiment, Throwable cause) {
+    ExperimentResult r = new ExperimentResult(experiment);
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String why = cause.toString();
+    if (root != cause) {
+      why += " (cause: " + root + ")";
+    }
+    r.error = why;
+    r.verdict = "The experiment failed to run, so this run says nothing about its claim: " + why;
+    return r;
+  }
 
   public ExperimentResult(Experiment experiment) {
     this.id = experiment.id();
@@ -114,6 +131,16 @@ public final class ExperimentResult {
 
   public List<TaskRecord> taskRecords() {
     return tasks;
+  }
+
+  /** True when the experiment threw instead of finishing; {@link #error()} says why. */
+  public boolean crashed() {
+    return error != null;
+  }
+
+  /** What the experiment threw, with its root cause, or null when it ran. */
+  public String error() {
+    return error;
   }
 
   public boolean usesLanes() {

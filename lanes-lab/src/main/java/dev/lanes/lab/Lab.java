@@ -1,20 +1,17 @@
 package dev.lanes.lab;
 
+import dev.lanes.lab.report.Format;
 import dev.lanes.lab.report.ReportWriter;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import me.tongfei.progressbar.ConsoleProgressBarConsumer;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
- * Runs the chosen experiments one after another on the calling thread, with a progress bar on
+ * Runs the chosen experiments one after another on the calling thread, with {@link Progress} on
  * stderr, then writes the report and prints a summary table. An experiment that throws is reported
- * as failed (holds false, the error as its verdict) and the others still run.
+ * as failed to run, with its cause (not as a claim that does not hold), and the others still run.
  */
 final class Lab {
 
@@ -23,8 +20,10 @@ final class Lab {
   private final Path out;
   private final PrintStream stdout;
   private final PrintStream stderr;
+  private final int columns;
 
-  Lab(boolean quick, long seed, Path out, PrintStream stdout, PrintStream stderr) {
+  Lab(boolean quick, long seed, Path out, PrintStream stdout, PrintStream stderr, int columns) {
+    this.columns = columns;
     this.quick = quick;
     this.seed = seed;
     this.out = out;
@@ -58,35 +57,28 @@ final class Lab {
     stdout.println("lanes lab: " + experiments.size() + " experiment(s), "
         + (quick ? "quick" : "full") + " run, " + Runtime.getRuntime().availableProcessors()
         + " cores, JDK " + Runtime.version() + ", seed " + seed);
-    ProgressBarBuilder builder =
-        new ProgressBarBuilder()
-            .setTaskName("lab")
-            .setInitialMax(experiments.size())
-            .setStyle(ProgressBarStyle.ASCII)
-            .setUpdateIntervalMillis(250)
-            .continuousUpdate()
-            .setConsumer(new ConsoleProgressBarConsumer(stderr, 100));
-    try (ProgressBar bar = builder.build();
-        LabContext ctx = new LabContext(quick, seed, what -> bar.setExtraMessage(pad(what)))) {
-      for (Experiment e : experiments) {
-        bar.setExtraMessage(pad(e.id()));
+    List<String> ids = experiments.stream().map(Experiment::id).toList();
+    try (Progress progress = new Progress(stderr, columns, ids, quick, System::nanoTime).startRedrawing();
+        LabContext ctx = new LabContext(quick, seed, progress::status)) {
+      for (int i = 0; i < experiments.size(); i++) {
+        Experiment e = experiments.get(i);
+        progress.start(i);
         long t0 = System.nanoTime();
         ExperimentResult r;
         try {
           r = e.run(ctx);
         } catch (Exception | Error ex) {
           anyFailed = true;
-          r = new ExperimentResult(e).verdict(false, "The experiment failed to run: " + ex);
+          r = ExperimentResult.crashed(e, ex);
           stderr.println();
           ex.printStackTrace(stderr);
         }
         results.add(r);
         seconds.add((System.nanoTime() - t0) / 1e9);
-        bar.step();
+        progress.done(i, r.crashed() ? "FAILED TO RUN" : r.holds() ? "holds" : "does not hold here");
       }
-      bar.setExtraMessage(pad("writing report"));
+      progress.status("writing the report");
     }
-    stderr.println();
     long elapsedMs = (System.nanoTime() - start) / 1_000_000;
     new ReportWriter(out).write(quick, seed, Runtime.getRuntime().availableProcessors(), elapsedMs, results);
     printSummary(results, seconds, elapsedMs);
@@ -95,27 +87,43 @@ final class Lab {
 
   private void printSummary(List<ExperimentResult> results, List<Double> seconds, long elapsedMs) {
     stdout.println();
-    stdout.println(String.format(Locale.ROOT, "%-3s  %-5s  %6s  %s", "id", "holds", "secs", "verdict"));
+    stdout.println(String.format(Locale.ROOT, "%-3s  %-6s  %6s  %s", "id", "holds", "secs", "verdict"));
     int held = 0;
+    int crashed = 0;
+    int width = columns > 0 ? columns : 100;
     for (int i = 0; i < results.size(); i++) {
       ExperimentResult r = results.get(i);
       held += r.holds() ? 1 : 0;
-      stdout.println(String.format(Locale.ROOT, "%-3s  %-5s  %6.1f  %s", r.id(),
-          r.holds() ? "yes" : "NO", seconds.get(i), shorten(r.verdict(), 100)));
+      crashed += r.crashed() ? 1 : 0;
+      String head = String.format(Locale.ROOT, "%-3s  %-6s  %6.1f  ", r.id(),
+          r.crashed() ? "ERROR" : r.holds() ? "yes" : "NO", seconds.get(i));
+      stdout.print(wrap(head, r.verdict(), width));
     }
     stdout.println();
-    stdout.println(String.format(Locale.ROOT, "%d of %d claims held on this machine; took %.1f s.",
-        held, results.size(), elapsedMs / 1000.0));
+    String failedToRun = crashed == 0 ? "" : String.format(Locale.ROOT, "; %d failed to run", crashed);
+    stdout.println(String.format(Locale.ROOT, "%d of %d claims held on this machine%s; took %s.",
+        held, results.size() - crashed, failedToRun, Format.duration(elapsedMs)));
     stdout.println("report: " + out.toAbsolutePath().normalize().resolve("index.html"));
   }
 
-  /** A fixed-width status, so the bar does not change length as the status changes. */
-  private static String pad(String status) {
-    return String.format(Locale.ROOT, "%-30.30s", status);
+  /** {@code head} then {@code text} wrapped at {@code width}, later lines indented under the text. */
+  static String wrap(String head, String text, int width) {
+    String indent = " ".repeat(head.length());
+    int room = Math.max(20, width - 1 - head.length());
+    StringBuilder out = new StringBuilder(head);
+    int col = 0;
+    for (String word : text.replace('\n', ' ').trim().split(" +")) {
+      if (col > 0 && col + 1 + word.length() > room) {
+        out.append('\n').append(indent);
+        col = 0;
+      } else if (col > 0) {
+        out.append(' ');
+        col++;
+      }
+      out.append(word);
+      col += word.length();
+    }
+    return out.append('\n').toString();
   }
 
-  private static String shorten(String s, int max) {
-    String one = s.replace('\n', ' ');
-    return one.length() <= max ? one : one.substring(0, max - 1) + "…";
-  }
 }

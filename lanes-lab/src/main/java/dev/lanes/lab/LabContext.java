@@ -52,7 +52,7 @@ public final class LabContext implements AutoCloseable {
     return this.quick ? quick : full;
   }
 
-  /** Shows what the experiment is doing now beside the progress bar. */
+  /** Shows what the experiment is doing now on the progress line. */
   public void status(String what) {
     status.accept(what);
   }

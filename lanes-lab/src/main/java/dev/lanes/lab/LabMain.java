@@ -36,7 +36,10 @@ import picocli.CommandLine.Option;
       "  ./lanes lab --list",
       "",
       "Exit status: 0 when every experiment ran (whether or not its claim held), 1 when one"
-          + " failed to run, 2 on bad options."
+          + " failed to run, 2 on bad options (one line on stderr: what is wrong and a hint).",
+      "",
+      "Progress: one line redrawn in place when LANES_COLUMNS gives the terminal's width (./lanes"
+          + " sets it on a terminal), otherwise one plain line per experiment."
     })
 public final class LabMain implements Callable<Integer> {
 
@@ -49,7 +52,7 @@ public final class LabMain implements Callable<Integer> {
   @Option(names = "--list", description = "List the experiments with their questions, and exit.")
   boolean list;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Report folder (default: ${DEFAULT-VALUE}); created if missing, files in it overwritten.")
+  @Option(names = "--out", paramLabel = "DIR", description = "Report folder (default: ${DEFAULT-VALUE}); created if missing. The files an earlier lab run wrote there are replaced (its other files are left alone).")
   Path out = Path.of("lanes-report");
 
   @Option(names = "--seed", paramLabel = "N", description = "Seed for every random choice (default: ${DEFAULT-VALUE}).")
@@ -79,18 +82,17 @@ public final class LabMain implements Callable<Integer> {
     cli.setParameterExceptionHandler(
         (ex, params) -> {
           CommandLine c = ex.getCommandLine();
-          c.getErr().println("lanes lab: " + ex.getMessage());
-          c.getErr().print(shortUsage(c));
+          c.getErr().println(error(ex.getMessage(), "try --help"));
           c.getErr().flush();
           return 2;
         });
     return cli.execute(args);
   }
 
-  /** The synopsis and the option list, without the long description. */
-  static String shortUsage(CommandLine c) {
-    CommandLine.Help help = c.getHelp();
-    return help.synopsis(0) + help.optionList() + "Run ./lanes lab --help for the full description.\n";
+  /** Every command-line error is one line: the command, what is wrong, and where to look next. */
+  static String error(String message, String hint) {
+    String one = message.strip().replaceAll("\\s*\\R\\s*", " ");
+    return "lanes lab: " + one + (one.endsWith(".") ? "" : ";") + " " + hint;
   }
 
   @Override
@@ -110,10 +112,8 @@ public final class LabMain implements Callable<Integer> {
         String wanted = id.trim().toUpperCase(Locale.ROOT);
         Experiment e = all.stream().filter(x -> x.id().equals(wanted)).findFirst().orElse(null);
         if (e == null) {
-          stderr.println("lanes lab: unknown experiment '" + id + "' in --only; known: "
-              + String.join(",", all.stream().map(Experiment::id).toList()));
-          stderr.print(shortUsage(new CommandLine(new LabMain(stdout, stderr))));
-          stderr.flush();
+          stderr.println(error("unknown experiment '" + id + "' in --only; known: "
+              + String.join(",", all.stream().map(Experiment::id).toList()), "try --list"));
           return 2;
         }
         if (!chosen.contains(e)) {
@@ -125,13 +125,13 @@ public final class LabMain implements Callable<Integer> {
     try {
       java.nio.file.Files.createDirectories(out);
     } catch (java.io.IOException | RuntimeException e) {
-      stderr.println("lanes lab: cannot use '" + out + "' as the report folder (--out): " + e);
+      stderr.println(error("cannot use '" + out + "' as the report folder (--out): " + e, "try another --out"));
       return 2;
     }
     if (!java.nio.file.Files.isWritable(out)) {
-      stderr.println("lanes lab: the report folder '" + out + "' (--out) is not writable");
+      stderr.println(error("the report folder '" + out + "' (--out) is not writable", "try another --out"));
       return 2;
     }
-    return new Lab(quick, seed, out, stdout, stderr).run(chosen);
+    return new Lab(quick, seed, out, stdout, stderr, Progress.columnsFromEnvironment()).run(chosen);
   }
 }

@@ -22,12 +22,17 @@ class LabCommandLineTest {
   }
 
   @Test
-  void anUnknownFlagGetsAOneLineErrorThenTheUsageAndExitTwo() {
+  void anUnknownFlagGetsOneLineWithAHintAndExitTwo() {
     assertThat(run("--bogus")).isEqualTo(2);
-    String[] lines = err.toString(StandardCharsets.UTF_8).split("\n");
-    assertThat(lines[0]).isEqualTo("lanes lab: Unknown option: '--bogus'");
-    assertThat(lines[1]).startsWith("lanes lab [");
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("lanes lab: Unknown option: '--bogus'; try --help\n");
     assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  @Test
+  void aMissingValueIsOneLineToo() {
+    assertThat(run("--only")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).lines()).singleElement().asString()
+        .startsWith("lanes lab: Missing required parameter").endsWith("try --help");
   }
 
   @Test
@@ -39,15 +44,17 @@ class LabCommandLineTest {
   @Test
   void anUnknownExperimentInOnlyIsRefusedWithTheKnownIds() {
     assertThat(run("--only", "E1,E42")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8).split("\n")[0])
-        .isEqualTo("lanes lab: unknown experiment 'E42' in --only; known: E1,E2,E3,E4,E5,E6,E7,E8,E9");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("lanes lab: unknown experiment 'E42' in --only; known: E1,E2,E3,E4,E5,E6,E7,E8,E9; try --list\n");
   }
 
   @Test
   void aReportFolderThatIsAFileIsRefusedBeforeAnythingRuns(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("not-a-folder"), "x");
     assertThat(run("--only", "E4", "--out", file.toString())).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("lanes lab: cannot use '" + file);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("lanes lab: cannot use '" + file)
+        .endsWith("; try another --out\n");
+    assertThat(err.toString(StandardCharsets.UTF_8).lines()).hasSize(1);
     assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
   }
 
@@ -65,5 +72,31 @@ class LabCommandLineTest {
     assertThat(run("--help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("--quick", "--only", "--list", "--out", "--seed", "--help", "summary.json");
+  }
+
+  @Test
+  void anExperimentThatThrowsIsAnErrorNotAClaimThatFailed(@TempDir Path dir) throws Exception {
+    Experiment broken = new Experiment() {
+      @Override
+      public String id() {
+        return "E6";
+      }
+
+      @Override
+      public String question() {
+        return "Does it run?";
+      }
+
+      @Override
+      public ExperimentResult run(LabContext ctx) {
+        throw new IllegalStateException("no thread could start");
+      }
+    };
+    int status = new Lab(true, 1, dir, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), 0).run(java.util.List.of(broken));
+    assertThat(status).isEqualTo(1);
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(printed).contains("E6   ERROR").contains("no thread could start")
+        .contains("0 of 0 claims held on this machine; 1 failed to run");
   }
 }

@@ -103,7 +103,7 @@ class LabEndToEndTest {
   void indexHtmlShowsAChartPerExperimentAndNeedsNoNetwork() throws IOException {
     String html = Files.readString(out.resolve("index.html"));
     assertThat(html).doesNotContain("http://").doesNotContain("https://").doesNotContain("<script");
-    Matcher m = Pattern.compile("<img src=\"([^\"]+)\"").matcher(html);
+    Matcher m = Pattern.compile("<img [^>]*src=\"([^\"]+)\"").matcher(html);
     Set<String> withChart = new HashSet<>();
     while (m.find()) {
       String src = m.group(1);
@@ -116,6 +116,46 @@ class LabEndToEndTest {
       assertThat(html).contains("id=\"" + id + "\"");
       assertThat(out.resolve(id + ".csv")).exists();
     }
+  }
+
+  @Test
+  void chartsAreWrittenAtTwiceThePagesSize() throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(out)) {
+      List<Path> pngs = files.filter(p -> p.toString().endsWith(".png")).toList();
+      assertThat(pngs).isNotEmpty();
+      for (Path png : pngs) {
+        java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(png.toFile());
+        assertThat(image.getWidth()).as(png.toString()).isEqualTo(2 * dev.lanes.lab.report.Charts.WIDTH);
+      }
+    }
+    assertThat(Files.readString(out.resolve("index.html")))
+        .contains("<img width=\"" + dev.lanes.lab.report.Charts.WIDTH + "\"");
+  }
+
+  /** A screenshot of the report in headless Chromium, kept as a test artefact (target/screenshots). */
+  @Test
+  void theReportRendersInABrowser() throws Exception {
+    Path chromium = Path.of("/usr/bin/chromium");
+    assertThat(chromium).as("Chromium (apt-get install chromium; ./lanes test installs it)").isExecutable();
+    Path shots = Files.createDirectories(Path.of("target", "screenshots"));
+    Path shot = shots.resolve("lab-report-quick.png").toAbsolutePath();
+    Path profile = Files.createTempDirectory("lanes-lab-chromium");
+    try {
+      Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+          "--hide-scrollbars", "--user-data-dir=" + profile, "--window-size=1100,6000",
+          "--screenshot=" + shot, out.resolve("index.html").toUri().toString())
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      if (!p.waitFor(90, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+        throw new AssertionError("chromium did not finish in 90 s");
+      }
+      assertThat(p.exitValue()).isZero();
+    } finally {
+      LabContext.deleteTree(profile);
+    }
+    assertThat(Files.size(shot)).isGreaterThan(50_000);
   }
 
   @Test

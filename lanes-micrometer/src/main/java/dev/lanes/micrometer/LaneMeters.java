@@ -8,6 +8,7 @@ import dev.lanes.TaskOutcome;
 import dev.lanes.TaskRecord;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -79,6 +80,15 @@ final class LaneMeters {
     }
     meters.add(gauge(registry, "lanes.queue.size", "Tasks waiting in the lane's queue",
         BaseUnits.TASKS, s -> s.queued()));
+    meters.add(
+        TimeGauge.builder("lanes.queue.oldest", cache, TimeUnit.NANOSECONDS,
+                c -> c.stats().oldestQueuedNanos())
+            .description("How long the task at the head of the queue has waited so far, 0 when"
+                + " none waits: a waiting task shows here before it ends (the earliest sign of"
+                + " saturation)")
+            .tags(tags)
+            .strongReference(true)
+            .register(registry));
     meters.add(gauge(registry, "lanes.running", "Tasks running now", BaseUnits.TASKS,
         s -> s.running()));
     meters.add(gauge(registry, "lanes.threads",

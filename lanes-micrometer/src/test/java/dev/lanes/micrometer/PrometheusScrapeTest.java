@@ -38,6 +38,7 @@ class PrometheusScrapeTest {
     "lanes_task_cpu_seconds_max",
     "lanes_tasks_total",
     "lanes_queue_size_tasks",
+    "lanes_queue_oldest_seconds",
     "lanes_running_tasks",
     "lanes_threads",
     "lanes_capacity_remaining_tasks",

@@ -110,7 +110,13 @@ final class DemoServer implements AutoCloseable {
   private static final int HTTP_QUEUE = 1_024;
   private static final Duration HTTP_SATURATED_WAIT = Duration.ofMillis(100);
 
-  private static final String PATHS = "/, /fast, /slow?ms=, /cpu?ms=, /call?ms=, /stats.json, /metrics";
+  private static final String PATHS = "/, /fast, /slow?ms=, /cpu?ms=, /call?ms=, /stats.json, /series.json, /metrics";
+
+  /** The live page's charting library, uPlot, from its WebJar on the class path (no CDN). */
+  static final String UPLOT_WEBJAR = "META-INF/resources/webjars/uplot/1.6.30/dist/";
+
+  private static final byte[] UPLOT_JS = resource(UPLOT_WEBJAR + "uPlot.iife.min.js");
+  private static final byte[] UPLOT_CSS = resource(UPLOT_WEBJAR + "uPlot.min.css");
 
   private final Config config;
   private final Lanes lanes;
@@ -118,6 +124,7 @@ final class DemoServer implements AutoCloseable {
   /** Stage label → lane, in route order (fast, slow, cpu, call or call.io, call.cpu). */
   private final Map<String, Lane> laneByLabel;
   private final EndpointBook book;
+  private final LiveSeries series;
   private final PrometheusMeterRegistry registry;
   private final LanesMetrics metrics;
   private final DelayServer delay;
@@ -171,6 +178,9 @@ final class DemoServer implements AutoCloseable {
       }
     }
 
+    List<Lane> watched = new ArrayList<>(lanes.all());
+    this.series = new LiveSeries(watched, List.copyOf(routes.keySet()), book, System::nanoTime);
+
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.metrics = LanesMetrics.of(lanes);
     metrics.bindTo(registry);
@@ -196,6 +206,7 @@ final class DemoServer implements AutoCloseable {
     }
     this.delay = d;
     this.http = h;
+    series.start();
   }
 
   private LaneBuilder app(LaneBuilder lane) {
@@ -273,6 +284,12 @@ final class DemoServer implements AutoCloseable {
         case "/metrics" -> onAdmin(ex, "metrics", () ->
             Requests.send(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
                 registry.scrape().getBytes(StandardCharsets.UTF_8)));
+        case "/series.json" -> onAdmin(ex, "series", () ->
+            Requests.send(ex, 200, "application/json", series.json().getBytes(StandardCharsets.UTF_8)));
+        case "/uplot.js" -> onAdmin(ex, "chart-library", () ->
+            Requests.send(ex, 200, "text/javascript; charset=utf-8", UPLOT_JS));
+        case "/uplot.css" -> onAdmin(ex, "chart-library", () ->
+            Requests.send(ex, 200, "text/css; charset=utf-8", UPLOT_CSS));
         case "/" -> onAdmin(ex, "page", () -> Requests.send(ex, 200, "text/html; charset=utf-8", page));
         default -> throw new Requests.BadRequest(404, "no such path " + shorten(path) + "; try " + PATHS);
       }
@@ -299,18 +316,24 @@ final class DemoServer implements AutoCloseable {
     });
   }
 
-  /** Runs {@code work} on the stage's lane; answers 503 if the lane refuses, 500 if work throws. */
+  /**
+   * Runs {@code work} on the stage's lane; answers 503 if the lane refuses, 500 if work throws.
+   * The endpoint book counts the request as waiting from here until it starts.
+   */
   private void onLane(HttpExchange ex, String label, Runnable work) {
-    submit(laneByLabel.get(label), label, ex, work);
+    long token = book.accepted(label);
+    Runnable started = () -> book.started(label, token);
+    submit(laneByLabel.get(label), label, ex, work, started);
   }
 
   private void onAdmin(HttpExchange ex, String label, Runnable work) {
-    submit(admin, label, ex, work);
+    submit(admin, label, ex, work, () -> {});
   }
 
-  private static void submit(Lane lane, String label, HttpExchange ex, Runnable work) {
+  private static void submit(Lane lane, String label, HttpExchange ex, Runnable work, Runnable started) {
     try {
       lane.execute(label, () -> {
+        started.run();
         try {
           work.run();
         } catch (RuntimeException e) {
@@ -319,6 +342,7 @@ final class DemoServer implements AutoCloseable {
         }
       });
     } catch (RejectedExecutionException e) {
+      started.run(); // refused: it no longer waits
       Requests.send(ex, 503, "lane \"" + lane.name() + "\" refused the request: " + firstLine(e.getMessage()));
     }
   }
@@ -421,6 +445,7 @@ final class DemoServer implements AutoCloseable {
         + ",\"limit\":" + st.concurrencyLimit()
         + ",\"queueCapacity\":" + st.queueCapacity()
         + ",\"queued\":" + st.queued()
+        + ",\"oldestQueuedMs\":" + Json.number(st.oldestQueuedNanos() / 1e6)
         + ",\"running\":" + st.running()
         + ",\"threads\":" + st.threads()
         + ",\"submitted\":" + c.submitted()
@@ -459,6 +484,7 @@ final class DemoServer implements AutoCloseable {
     }
     try {
       http.stop(0);
+      series.close();
       delay.close();
       shutdownLanes();
       book.close();
@@ -488,6 +514,17 @@ final class DemoServer implements AutoCloseable {
         throw new IOException("lanes-serve: live.html missing from the jar");
       }
       return in.readAllBytes();
+    }
+  }
+
+  private static byte[] resource(String name) {
+    try (InputStream in = DemoServer.class.getClassLoader().getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("lanes-serve: " + name + " missing from the class path (the uPlot WebJar)");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -23,6 +23,13 @@ import org.HdrHistogram.Histogram;
  * {@link Book} is guarded by its own lock (short critical sections: two histogram records). A
  * reset takes each book's lock in turn, so a read right after a reset may mix books reset a few
  * microseconds apart — fine for a demo. {@code resetAt} is volatile.
+ *
+ * <p>For the live page's time series, each book also keeps the histograms of the tasks that ended
+ * since the last {@link #takeInterval} (taken once a second by {@link LiveSeries}), and the
+ * requests waiting now: the server calls {@link #accepted} when a stage's lane accepts a request
+ * and {@link #started} when it starts, so a request still waiting shows (count and age) before it
+ * ends. The waiting set is a concurrent map of token → accepted time, read without the lock
+ * (approximate while requests arrive and start).
  */
 final class EndpointBook implements AutoCloseable {
 
@@ -52,6 +59,32 @@ final class EndpointBook implements AutoCloseable {
     if (b != null) {
       b.add(r);
     }
+  }
+
+  private final java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong();
+
+  /** A request of stage {@code label} was accepted by its lane; returns the token for {@link #started}. */
+  long accepted(String label) {
+    long token = tokens.incrementAndGet();
+    Book b = books.get(label);
+    if (b != null) {
+      b.waiting.put(token, ticker.getAsLong());
+    }
+    return token;
+  }
+
+  /** The request started running, or was refused, or will never run: it no longer waits. */
+  void started(String label, long token) {
+    Book b = books.get(label);
+    if (b != null) {
+      b.waiting.remove(token);
+    }
+  }
+
+  /** The figures of the tasks that ended since the previous call, and what waits now; then starts a new interval. */
+  Interval takeInterval(String label) {
+    Book b = books.get(label);
+    return b == null ? null : b.takeInterval(ticker.getAsLong());
   }
 
   void reset() {
@@ -84,6 +117,13 @@ final class EndpointBook implements AutoCloseable {
   /** Summary in milliseconds. */
   record Summary(long count, double p50, double p99, double max, double mean) {}
 
+  /**
+   * One stage's second: tasks that ended in it and their wait and run figures (ms), and the
+   * requests waiting at its end with the age of the oldest (ms, 0 when none waits).
+   */
+  record Interval(String label, String lane, long ended, Summary queueWait, Summary runTime, int waiting,
+      double oldestWaitingMs) {}
+
   /** One label's figures since the last reset. */
   record Figures(String label, String lane, long tasks, long failed, long rejected, Summary queueWait, Summary runTime) {}
 
@@ -93,6 +133,9 @@ final class EndpointBook implements AutoCloseable {
     final ReentrantLock lock = new ReentrantLock();
     final Histogram wait = new Histogram(MAX_TRACKED_NANOS, 2);
     final Histogram run = new Histogram(MAX_TRACKED_NANOS, 2);
+    final Histogram intervalWait = new Histogram(MAX_TRACKED_NANOS, 2);
+    final Histogram intervalRun = new Histogram(MAX_TRACKED_NANOS, 2);
+    final java.util.concurrent.ConcurrentHashMap<Long, Long> waiting = new java.util.concurrent.ConcurrentHashMap<>();
     long failed;
     long rejected;
 
@@ -116,6 +159,8 @@ final class EndpointBook implements AutoCloseable {
         }
         wait.recordValue(clamp(r.queueWaitNanos()));
         run.recordValue(clamp(r.runNanos()));
+        intervalWait.recordValue(clamp(r.queueWaitNanos()));
+        intervalRun.recordValue(clamp(r.runNanos()));
       } finally {
         lock.unlock();
       }
@@ -128,6 +173,26 @@ final class EndpointBook implements AutoCloseable {
         run.reset();
         failed = 0;
         rejected = 0;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    Interval takeInterval(long now) {
+      long oldest = Long.MAX_VALUE;
+      int count = 0;
+      for (long accepted : waiting.values()) {
+        oldest = Math.min(oldest, accepted);
+        count++;
+      }
+      double oldestMs = count == 0 ? 0 : Math.max(0, now - oldest) / 1e6;
+      lock.lock();
+      try {
+        Interval i = new Interval(label, lane, intervalRun.getTotalCount(), summary(intervalWait), summary(intervalRun),
+            count, oldestMs);
+        intervalWait.reset();
+        intervalRun.reset();
+        return i;
       } finally {
         lock.unlock();
       }

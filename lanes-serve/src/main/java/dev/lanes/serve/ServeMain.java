@@ -32,20 +32,50 @@ public final class ServeMain implements Runnable {
     System.exit(commandLine().execute(args));
   }
 
+  /** An error the user can act on: one line, with what to try next. */
+  static final class UserError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String hint;
+
+    UserError(String message, String hint, Throwable cause) {
+      super(message, cause);
+      this.hint = hint;
+    }
+  }
+
+  /**
+   * Every error is one line on stderr, {@code lanes <command>: <what is wrong>; <hint>}, and exit
+   * status {@link #BAD_INPUT}; no usage dump, no stack trace.
+   */
   static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new ServeMain());
+    cl.setParameterExceptionHandler((ex, params) -> {
+      CommandLine c = ex.getCommandLine();
+      c.getErr().println(errorLine(c, ex.getMessage(), "try " + helpCommand(c)));
+      c.getErr().flush();
+      return BAD_INPUT;
+    });
     cl.setExecutionExceptionHandler((e, line, parsed) -> {
-      if (e instanceof IllegalArgumentException) {
-        line.getErr().println("lanes " + line.getCommandName() + ": " + e.getMessage());
+      String hint = e instanceof UserError u ? u.hint : "try " + helpCommand(line);
+      if (e instanceof UserError || e instanceof IllegalArgumentException || e instanceof IOException) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        line.getErr().println(errorLine(line, message, hint));
+        line.getErr().flush();
         return BAD_INPUT;
-      }
-      if (e instanceof IOException) {
-        line.getErr().println("lanes " + line.getCommandName() + ": " + e.getMessage());
-        return 1;
       }
       throw e;
     });
     return cl;
+  }
+
+  static String errorLine(CommandLine c, String message, String hint) {
+    String prefix = c.getParent() == null ? "lanes" : "lanes " + c.getCommandName();
+    String one = message.strip().replaceAll("\\s*\\R\\s*", " ");
+    return prefix + ": " + one + (one.endsWith(".") ? " " : "; ") + hint;
+  }
+
+  private static String helpCommand(CommandLine c) {
+    return c.getParent() == null ? "./lanes help" : "./lanes " + c.getCommandName() + " --help";
   }
 
   @Override
@@ -60,7 +90,9 @@ public final class ServeMain implements Runnable {
         "Starts the demo HTTP server: /fast, /slow?ms=, /cpu?ms=, /call?ms=[&cpu=], /stats.json,"
             + " /metrics (Prometheus) and a live page at /.",
         "Runs until Ctrl-C."
-      })
+      },
+      footer = {"", "Exit status: 0 after Ctrl-C; 2 on any error, said in one line on stderr with a hint"
+          + " (a port already in use names the port)."})
   static final class Serve implements Callable<Integer> {
 
     @Spec CommandLine.Model.CommandSpec spec;
@@ -96,7 +128,13 @@ public final class ServeMain implements Runnable {
         spec.commandLine().getErr().println("lanes serve: WARNING: listening on " + bind
             + ", beyond loopback; anyone who can reach it can make it burn CPU and threads.");
       }
-      DemoServer server = DemoServer.start(config);
+      DemoServer server;
+      try {
+        server = DemoServer.start(config);
+      } catch (java.net.BindException e) {
+        throw new UserError("port " + port + " on " + bind + ": " + e.getMessage(),
+            "try another --port, or --port 0 for any free one", e);
+      }
       Thread hook = new Thread(server::close, "lanes-serve-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       out.printf(Locale.ROOT, "lanes serve: mode %s on %s  (lanes: %s)%n", config.mode().tag(), server.url(),
@@ -125,14 +163,22 @@ public final class ServeMain implements Runnable {
         "Drives the demo server with a bounded scenario and prints, per endpoint, the latency the client"
             + " saw beside the server's queue-wait and run-time figures for the same requests.",
         "Scenarios: noisy-neighbour (a burst of slow requests, a pause, a burst of fast ones)."
-      })
+      },
+      footer = {"", "Exit status: 0 when the run ended (even cut short by --max-seconds); 2 on any error,"
+          + " said in one line on stderr with a hint (no server at the address: \"no server at …\")."})
   static final class Load implements Callable<Integer> {
 
     @Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--url", defaultValue = "http://127.0.0.1:8080",
-        description = "The server (default: ${DEFAULT-VALUE}); loopback only unless --allow-remote.")
+    static final String DEFAULT_URL = "http://127.0.0.1:8080";
+
+    @Option(names = "--url", description = "The server (default: " + DEFAULT_URL + "); loopback only unless"
+        + " --allow-remote.")
     String url;
+
+    @Option(names = "--port", description = "The server's port on 127.0.0.1, as given to ./lanes serve --port;"
+        + " short for --url http://127.0.0.1:PORT.")
+    Integer port;
 
     @Option(names = "--scenario", defaultValue = "noisy-neighbour", description = "Scenario name (default: ${DEFAULT-VALUE}).")
     String scenario;
@@ -181,15 +227,28 @@ public final class ServeMain implements Runnable {
       if (!Scenario.NAMES.contains(scenario)) {
         throw new IllegalArgumentException("unknown scenario \"" + scenario + "\"; known: " + String.join(", ", Scenario.NAMES));
       }
+      if (port != null && url != null) {
+        throw new IllegalArgumentException("give --url or --port, not both");
+      }
+      if (port != null && (port < 1 || port > 65_535)) {
+        throw new IllegalArgumentException("--port must be between 1 and 65535, was " + port);
+      }
+      String target = port != null ? "http://127.0.0.1:" + port : url != null ? url : DEFAULT_URL;
       URI uri;
       try {
-        uri = new URI(url);
+        uri = new URI(target);
       } catch (URISyntaxException e) {
         throw new IllegalArgumentException("--url is not a URL: " + e.getMessage());
       }
       LoadGenerator.Options options = new LoadGenerator.Options(uri, maxInFlight, maxSeconds, allowRemote, !noReset);
       Scenario s = Scenario.noisyNeighbour(slowCount, slowMs, slowRate, pauseMs, fastCount, fastRate);
-      result = LoadGenerator.run(s, options);
+      try {
+        result = LoadGenerator.run(s, options);
+      } catch (java.net.ConnectException e) {
+        throw new UserError("no server at " + uri + " (connection refused)",
+            "start one with ./lanes serve" + (uri.getPort() > 0 ? " --port " + uri.getPort() : "")
+                + ", or give its --port or --url", e);
+      }
       PrintWriter out = spec.commandLine().getOut();
       out.print(result.toText());
       out.flush();

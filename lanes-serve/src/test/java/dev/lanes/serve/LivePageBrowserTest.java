@@ -34,6 +34,13 @@ class LivePageBrowserTest {
   private static final int SLOW_REQUESTS = 3;
   private static final long SLOW_MS = 20;
 
+  private static final int NOISY_THREADS = 2;
+  private static final int NOISY_SLOW_REQUESTS = 8;
+  /** Long enough that the fast requests are still stuck when the series is read twice, a second apart. */
+  private static final long NOISY_SLOW_MS = 2_500;
+  private static final int NOISY_FAST_REQUESTS = 4;
+
+  private static final Pattern CHART = Pattern.compile("data-chart=\"([^\"]+)\" data-points=\"(\\d+)\"");
   private static final Pattern ROW = Pattern.compile("<tr data-lane=\"([^\"]+)\">(.*?)</tr>");
   private static final Pattern CELL = Pattern.compile("<td class=\"([^\"]+)\">([^<]*)</td>");
 
@@ -76,6 +83,109 @@ class LivePageBrowserTest {
       // Lanes with no tasks yet show a dash, not a made-up zero.
       assertThat(rows.get("cpu").get("run-p50 run")).isEqualTo("-");
     }
+  }
+
+  /**
+   * A noisy neighbour on the shared pool, as {@code ./lanes load} makes it: slow requests fill the
+   * pool's threads, fast ones queue behind them. While the fast requests are still stuck, the
+   * series the page draws shows them waiting, with an age that rises; the page renders every chart
+   * with data; and screenshots are kept in target/screenshots.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void duringANoisyNeighbourTheChartsShowFastRequestsWaitingBeforeTheyEnd(@TempDir Path tmp) throws Exception {
+    Path chromium = findChromium();
+    List<java.util.concurrent.CompletableFuture<HttpResponse<Void>>> slow = new ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<HttpResponse<Void>>> fast = new ArrayList<>();
+    try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.SHARED, "127.0.0.1", 0,
+            NOISY_THREADS, 100));
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      for (int i = 0; i < NOISY_SLOW_REQUESTS; i++) {
+        slow.add(client.sendAsync(HttpRequest.newBuilder(URI.create(server.url() + "/slow?ms=" + NOISY_SLOW_MS)).build(),
+            HttpResponse.BodyHandlers.discarding()));
+      }
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> server.lanes().lane("shared").stats().running() == NOISY_THREADS);
+      for (int i = 0; i < NOISY_FAST_REQUESTS; i++) {
+        fast.add(client.sendAsync(HttpRequest.newBuilder(URI.create(server.url() + "/fast")).build(),
+            HttpResponse.BodyHandlers.discarding()));
+      }
+      // Two samples of the series while every fast request is still stuck: its age rises.
+      List<Double> ages = new ArrayList<>();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).pollInterval(java.time.Duration.ofMillis(200))
+          .until(() -> {
+            List<Object> samples = (List<Object>) ((Map<String, Object>) Json.parse(
+                body(client, server.url() + "/series.json"))).get("samples");
+            if (samples.isEmpty()) {
+              return false; // the first sample is taken a second after the start
+            }
+            Map<String, Object> last = (Map<String, Object>) ((Map<String, Object>)
+                ((Map<String, Object>) samples.getLast()).get("endpoints")).get("fast");
+            boolean stuck = fast.stream().noneMatch(java.util.concurrent.CompletableFuture::isDone);
+            double waiting = (Double) last.get("waiting");
+            if (stuck && waiting == NOISY_FAST_REQUESTS
+                && (ages.isEmpty() || ((Double) last.get("oldestWaitingMs")).doubleValue() != ages.getLast().doubleValue())) {
+              ages.add((Double) last.get("oldestWaitingMs"));
+            }
+            return ages.size() >= 2;
+          });
+      assertThat(fast).as("the fast requests were still waiting").noneMatch(java.util.concurrent.CompletableFuture::isDone);
+      assertThat(ages.get(1)).as("oldest waiting age, two samples apart").isGreaterThan(ages.get(0));
+      assertThat(ages.get(0)).isPositive();
+
+      String dom = dumpDom(chromium, server.url() + "/", tmp);
+      screenshot(chromium, server.url() + "/", tmp, "live-page-noisy-neighbour-shared.png");
+      Matcher charts = CHART.matcher(dom);
+      Map<String, Integer> points = new java.util.LinkedHashMap<>();
+      while (charts.find()) {
+        points.put(charts.group(1), Integer.parseInt(charts.group(2)));
+      }
+      assertThat(points).as("charts drawn").containsKeys("ep-time-fast", "ep-waiting-fast", "ep-time-slow",
+          "ep-waiting-slow", "lanes-queued", "lanes-oldest");
+      for (String chart : List.of("ep-time-fast", "ep-waiting-fast", "ep-time-slow", "ep-waiting-slow",
+          "lanes-queued", "lanes-oldest")) {
+        assertThat(points.get(chart)).as(chart + " has data").isPositive();
+      }
+      assertThat(dom).contains("<canvas");
+      Matcher peak = Pattern.compile("data-peak-oldest-ms=\"([0-9.]+)\"").matcher(
+          dom.substring(dom.indexOf("data-endpoint=\"fast\"")));
+      assertThat(peak.find()).isTrue();
+      assertThat(Double.parseDouble(peak.group(1))).as("the fast endpoint's oldest-waiting peak on the page")
+          .isGreaterThanOrEqualTo(ages.get(1));
+      // Let every request finish before the server closes (a join, not a sleep).
+      java.util.concurrent.CompletableFuture.allOf(fast.toArray(new java.util.concurrent.CompletableFuture[0]))
+          .get(60, TimeUnit.SECONDS);
+      java.util.concurrent.CompletableFuture.allOf(slow.toArray(new java.util.concurrent.CompletableFuture[0]))
+          .get(60, TimeUnit.SECONDS);
+      screenshot(chromium, server.url() + "/", tmp, "live-page-after-the-burst.png");
+    }
+  }
+
+  private static void screenshot(Path chromium, String url, Path tmp, String name) throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "screenshots"));
+    Path profile = Files.createDirectories(tmp.resolve("profile-shot"));
+    Path err = tmp.resolve("chromium-shot.err");
+    Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--hide-scrollbars", "--user-data-dir=" + profile, "--window-size=1280,2400", "--virtual-time-budget=3000",
+        "--screenshot=" + dir.resolve(name).toAbsolutePath(), url)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+    try {
+      if (!p.waitFor(BROWSER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        fail("chromium's screenshot did not finish in " + BROWSER_TIMEOUT_SECONDS + " s; stderr:\n" + tail(err));
+      }
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+    assertThat(dir.resolve(name)).as("screenshot " + name + "; chromium said:\n" + tail(err)).exists();
+    assertThat(Files.size(dir.resolve(name))).isGreaterThan(10_000);
+  }
+
+  private static String body(HttpClient client, String url) throws IOException, InterruptedException {
+    return client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static Path findChromium() {

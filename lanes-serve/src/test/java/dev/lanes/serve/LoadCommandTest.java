@@ -86,4 +86,52 @@ class LoadCommandTest {
       assertThat(load.result.endpoint("/fast").stages().getFirst().tasks()).isEqualTo(3);
     }
   }
+
+  @Test
+  void everyErrorIsOneLineWithThePrefixAndAHint() {
+    for (String[] args : new String[][] {
+        {"load", "--bogus"}, {"load", "--slow-count", "many"}, {"load", "--scenario", "stampede"},
+        {"serve", "--mode", "both"}, {"serve", "--port"}, {"nonsense"}}) {
+      Run r = run(args);
+      assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(ServeMain.BAD_INPUT);
+      assertThat(r.err().lines()).as(r.err()).singleElement().asString()
+          .startsWith(args[0].equals("nonsense") ? "lanes: " : "lanes " + args[0] + ": ")
+          .contains("try ");
+    }
+    assertThat(run("load", "--bogus").err()).isEqualTo("lanes load: Unknown option: '--bogus'; try ./lanes load --help\n");
+  }
+
+  @Test
+  void loadWithNoServerSaysSoPlainly() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort(); // free once closed: nothing listens there
+    }
+    Run r = run("load", "--port", Integer.toString(port), "--slow-count", "1", "--fast-count", "1");
+    assertThat(r.exit()).isEqualTo(ServeMain.BAD_INPUT);
+    assertThat(r.err()).isEqualTo("lanes load: no server at http://127.0.0.1:" + port
+        + " (connection refused); start one with ./lanes serve --port " + port + ", or give its --port or --url\n");
+  }
+
+  @Test
+  void loadTakesPortAsServeDoes() throws Exception {
+    try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.LANES, "127.0.0.1", 0, 2, 100))) {
+      Run r = run("load", "--port", Integer.toString(server.port()), "--slow-count", "1", "--slow-ms", "1",
+          "--pause-ms", "0", "--fast-count", "1", "--max-seconds", "30");
+      assertThat(r.exit()).as(r.err()).isZero();
+      assertThat(r.out()).contains("noisy-neighbour against http://127.0.0.1:" + server.port());
+    }
+    assertThat(run("load", "--port", "8080", "--url", "http://127.0.0.1:8080").err()).contains("give --url or --port, not both");
+    assertThat(run("load", "--port", "0").err()).contains("--port must be between 1 and 65535, was 0");
+  }
+
+  @Test
+  void serveOnAPortInUseNamesThePort() throws Exception {
+    try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.LANES, "127.0.0.1", 0, 2, 100))) {
+      Run r = run("serve", "--port", Integer.toString(server.port()));
+      assertThat(r.exit()).isEqualTo(ServeMain.BAD_INPUT);
+      assertThat(r.err()).startsWith("lanes serve: port " + server.port() + " on 127.0.0.1: Address already in use")
+          .endsWith("; try another --port, or --port 0 for any free one\n");
+    }
+  }
 }

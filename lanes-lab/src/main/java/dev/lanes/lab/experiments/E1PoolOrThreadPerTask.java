@@ -106,11 +106,11 @@ public final class E1PoolOrThreadPerTask implements Experiment {
       result.figure(n + "_thread_per_task_threads_created", (long) t.created());
       result.figure(n + "_pool_ctx", p.ctx());
       result.figure(n + "_thread_per_task_ctx", t.ctx());
-      rows.add(List.of(k.name(), Integer.toString(k.tasks()), fmt(p.ms()), fmt(t.ms()),
-          Integer.toString(p.peakThreads()), Integer.toString(t.peakThreads()),
-          Integer.toString(p.created()), Integer.toString(t.created()),
-          ctxAvailable ? Long.toString(p.ctx()) : "unavailable",
-          ctxAvailable ? Long.toString(t.ctx()) : "unavailable"));
+      rows.add(List.of(k.name(), dev.lanes.lab.report.Format.count(k.tasks()), fmt(p.ms()), fmt(t.ms()),
+          dev.lanes.lab.report.Format.count(p.peakThreads()), dev.lanes.lab.report.Format.count(t.peakThreads()),
+          dev.lanes.lab.report.Format.count(p.created()), dev.lanes.lab.report.Format.count(t.created()),
+          ctxAvailable ? dev.lanes.lab.report.Format.count(p.ctx()) : "unavailable",
+          ctxAvailable ? dev.lanes.lab.report.Format.count(t.ctx()) : "unavailable"));
     }
     result.table(List.of("kind", "tasks", "pool ms", "thread/task ms", "pool peak threads",
         "thread/task peak threads", "pool threads created", "thread/task threads created", "pool ctx switches", "thread/task ctx switches"), rows);
@@ -121,7 +121,7 @@ public final class E1PoolOrThreadPerTask implements Experiment {
             "pool", names.stream().map(n -> pooled.get(n).ms()).toList(),
             "thread per task", names.stream().map(n -> perTask.get(n).ms()).toList())));
     result.chart("E1-threads", "Peak threads alive at once.",
-        Charts.bars("E1: peak threads", "threads", names, Charts.series(
+        Charts.barsLog("E1: peak threads", "threads", names, Charts.series(
             "pool", names.stream().map(n -> (double) pooled.get(n).peakThreads()).toList(),
             "thread per task", names.stream().map(n -> (double) perTask.get(n).peakThreads()).toList())));
     if (ctxAvailable) {
@@ -236,6 +236,6 @@ public final class E1PoolOrThreadPerTask implements Experiment {
   }
 
   static String fmt(double ms) {
-    return String.format(Locale.ROOT, ms >= 100 ? "%,.0f" : ms >= 1 ? "%.1f" : "%.2f", ms);
+    return dev.lanes.lab.report.Format.ms(ms);
   }
 }

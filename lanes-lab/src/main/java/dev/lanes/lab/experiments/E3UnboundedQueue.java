@@ -6,6 +6,7 @@ import dev.lanes.lab.Experiment;
 import dev.lanes.lab.ExperimentResult;
 import dev.lanes.lab.LabContext;
 import dev.lanes.lab.report.Charts;
+import dev.lanes.lab.report.Format;
 import dev.lanes.lab.support.OverloadChild;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.knowm.xchart.XYChart;
 
 /**
  * E3: overload with an unbounded queue versus a bounded lane, each in a child JVM with a 64 MB
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 public final class E3UnboundedQueue implements Experiment {
 
   static final String HEAP = "-Xmx64m";
+  static final int HEAP_MB = 64;
 
   private record Child(boolean oom, boolean finished, Map<String, Long> result, List<double[]> heap,
       String stderrTail) {}
@@ -78,25 +81,37 @@ public final class E3UnboundedQueue implements Experiment {
         "peak live heap MB"),
         List.of(
             List.of("unbounded queue", unbounded.oom() ? "OutOfMemoryError after "
-                    + unbounded.result().getOrDefault("at_ms", -1L) + " ms"
+                    + Format.count(unbounded.result().getOrDefault("at_ms", -1L)) + " ms"
                     : unbounded.finished() ? "survived" : "did not finish",
-                Long.toString(unbounded.result().getOrDefault("submitted", -1L)), "0 (never refuses)",
+                Format.count(unbounded.result().getOrDefault("submitted", -1L)), "0 (never refuses)",
                 "–", String.format(Locale.ROOT, "%.1f", peak(unbounded.heap())),
                 String.format(Locale.ROOT, "%.1f", peakLive(unbounded.heap()))),
             List.of("bounded lane", boundedSurvived ? "kept going" : bounded.oom() ? "OutOfMemoryError" : "did not finish",
-                Long.toString(bounded.result().getOrDefault("submitted", -1L)), Long.toString(rejected),
-                Long.toString(bounded.result().getOrDefault("completed", -1L)),
+                Format.count(bounded.result().getOrDefault("submitted", -1L)), Format.count(rejected),
+                Format.count(bounded.result().getOrDefault("completed", -1L)),
                 String.format(Locale.ROOT, "%.1f", peak(bounded.heap())),
                 String.format(Locale.ROOT, "%.1f", peakLive(bounded.heap())))));
+    // Live heap only (what a collection kept: the queued tasks). "Used" also holds garbage not yet
+    // collected, a sawtooth that would make the bounded lane look like the one in trouble; it is in
+    // the table.
     Map<String, double[][]> series = new LinkedHashMap<>();
-    series.put("unbounded queue: live", xy(unbounded.heap(), 2));
-    series.put("bounded lane (queue 500): live", xy(bounded.heap(), 2));
-    series.put("unbounded queue: used", xy(unbounded.heap(), 1));
-    series.put("bounded lane: used", xy(bounded.heap(), 1));
-    result.chart("E3-heap", "Heap in each child JVM over time (" + HEAP + "). Live: what the latest"
-            + " GC kept (the queued tasks); used: live plus garbage not yet collected, such as"
-            + " refused tasks' payloads.",
-        Charts.lines("E3: heap under overload", "ms since start", "heap (MB)", series));
+    series.put("unbounded queue (newFixedThreadPool(1))", xy(unbounded.heap(), 2));
+    series.put("lanes, bounded queue of 500", xy(bounded.heap(), 2));
+    XYChart chart = Charts.lines("E3: live heap under overload", "ms since start", "live heap (MB)", series);
+    double endMs = Math.max(lastMs(unbounded.heap()), lastMs(bounded.heap()));
+    chart.getStyler().setYAxisMax(HEAP_MB * 1.15);
+    Charts.markY(chart, HEAP_MB, endMs * 0.3, HEAP_MB * 1.07, "heap limit " + HEAP_MB + " MB (" + HEAP + ")");
+    if (unbounded.oom()) {
+      long oomMs = unbounded.result().getOrDefault("at_ms", (long) lastMs(unbounded.heap()));
+      endMs = Math.max(endMs, oomMs);
+      // The label sits left of the line, so it stays inside the plot.
+      Charts.markX(chart, oomMs, HEAP_MB * 0.75, "OutOfMemoryError at " + Format.count(oomMs) + " ms",
+          oomMs - endMs * 0.17);
+    }
+    result.chart("E3-heap", "Live heap in each child JVM over time (" + HEAP + "): what the latest"
+            + " collection kept, i.e. the queued tasks. The unbounded queue grows until the JVM runs out of"
+            + " memory; the bounded lane's stays flat because it refuses what does not fit.",
+        chart);
 
     boolean holds = unbounded.oom() && boundedSurvived && rejected > 0;
     String v = (unbounded.oom()
@@ -200,6 +215,10 @@ public final class E3UnboundedQueue implements Experiment {
   /** Largest live heap (what a collection kept). */
   private static double peakLive(List<double[]> heap) {
     return heap.stream().mapToDouble(h -> h[2]).max().orElse(0);
+  }
+
+  private static double lastMs(List<double[]> heap) {
+    return heap.isEmpty() ? 0 : heap.getLast()[0];
   }
 
   private static double[][] xy(List<double[]> heap, int column) {

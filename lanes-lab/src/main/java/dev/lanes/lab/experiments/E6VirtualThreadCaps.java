@@ -85,8 +85,8 @@ public final class E6VirtualThreadCaps implements Experiment {
       result.figure(e.getKey() + "_heap_mb", r.heapMb());
       String[] parts = e.getKey().split("_", 2);
       rows.add(List.of(parts[0].equals("cpu") ? "CPU only" : "CPU + " + DELAY_MS + " ms", parts[1].replace('_', ' '),
-          E1PoolOrThreadPerTask.fmt(r.ms()), Integer.toString(r.peakRunning()),
-          Integer.toString(r.peakThreads()), String.format(Locale.ROOT, "%.1f", r.heapMb())));
+          E1PoolOrThreadPerTask.fmt(r.ms()), dev.lanes.lab.report.Format.count(r.peakRunning()),
+          dev.lanes.lab.report.Format.count(r.peakThreads()), String.format(Locale.ROOT, "%.1f", r.heapMb())));
     }
     Run throttled = runs.get("delay_spawn_then_throttle");
     Run lanes = runs.get("delay_lanes");
@@ -99,17 +99,17 @@ public final class E6VirtualThreadCaps implements Experiment {
         "heap growth MB"), rows);
     List<String> cats = List.of("uncapped", "spawn then throttle", "lanes");
     result.chart("E6-threads", "Peak virtual threads alive at once (CPU + " + DELAY_MS + " ms workload).",
-        Charts.bars("E6: peak threads alive", "threads", cats, Charts.series(
+        Charts.barsLog("E6: peak threads alive", "threads", cats, Charts.series(
             "threads alive", List.of((double) uncapped.peakThreads(), (double) throttled.peakThreads(),
                 (double) lanes.peakThreads()),
             "tasks running", List.of((double) uncapped.peakRunning(), (double) throttled.peakRunning(),
                 (double) lanes.peakRunning()))));
     result.chart("E6-time", "Wall time per variant and workload.",
-        Charts.bars("E6: wall time", "ms", cats, Charts.series(
+        Charts.barsLog("E6: wall time", "ms", cats, Charts.series(
             "CPU only", VARIANTS.stream().map(v -> runs.get("cpu_" + v).ms()).toList(),
             "CPU + " + DELAY_MS + " ms", VARIANTS.stream().map(v -> runs.get("delay_" + v).ms()).toList())));
     result.chart("E6-heap", "Live heap growth at the moment every task was submitted.",
-        Charts.bars("E6: heap growth at peak backlog", "MB", cats, Charts.series(
+        Charts.barsLog("E6: heap growth at peak backlog", "MB", cats, Charts.series(
             "CPU only", VARIANTS.stream().map(v -> runs.get("cpu_" + v).heapMb()).toList(),
             "CPU + " + DELAY_MS + " ms", VARIANTS.stream().map(v -> runs.get("delay_" + v).heapMb()).toList())));
 

@@ -74,7 +74,7 @@ public final class E8NoisyNeighbour implements Experiment {
         List.of("shared pool", f(sClient), f(sRun), f(sWait), f(sSlow)),
         List.of("lane per endpoint", f(lClient), f(lRun), f(lWait), f(lSlow))));
     result.chart("E8-fast", "Fast requests, p99: what the client saw, what the server's run-time metric says, and the queue wait between them.",
-        Charts.bars("E8: fast requests, p99", "ms", List.of("client latency", "server run time", "queue wait"),
+        Charts.barsLog("E8: fast requests, p99", "ms", List.of("client latency", "server run time", "queue wait"),
             Charts.series("shared pool", List.of(sClient, sRun, sWait),
                 "lane per endpoint", List.of(lClient, lRun, lWait))));
     result.chart("E8-timeline", "Each fast request's client latency, in the order sent.",

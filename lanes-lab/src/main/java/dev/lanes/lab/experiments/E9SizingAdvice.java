@@ -103,38 +103,51 @@ public final class E9SizingAdvice implements Experiment {
     }
     result.table(List.of("lane", "threads now", "recommended", "measured W/C", "utilisation", "enough data", "advisor's reasoning"), rows);
     result.chart("E9-before-after", "Key latency before and after sizing the lanes as advised (lower is better).",
-        Charts.bars("E9: before and after the advice", "ms",
+        Charts.barsLog("E9: before and after the advice", "ms",
             List.of("E5 total time", "E5 IO wait p99", "E8 slow p99", "E8 fast p99"),
             Charts.series("default sizes", List.of(m0.totalMs(), mixedIo0, slow0, fast0),
                 "advised sizes", List.of(m1.totalMs(), mixedIo1, slow1, fast1))));
 
-    // The claim: the advisor can size every lane from its figures, and the advised sizes are no
-    // worse (within 10 %) on the figure of the lanes it resized (E5: the IO lanes' wait; E8: the
-    // slow endpoint's latency) and better (by 10 %+) on at least one. Totals are reported only:
-    // E5's total is bound by the CPU lane, which stays at cores.
-    double[][] pairs = {{mixedIo0, mixedIo1}, {slow0, slow1}};
-    boolean noWorse = true;
-    boolean someBetter = false;
-    for (double[] p : pairs) {
-      noWorse &= p[1] <= 1.10 * p[0];
-      someBetter |= p[1] <= 0.90 * p[0];
+    // The claim: the advisor can size every lane from its figures, and the advised sizes make the
+    // figure of the lanes it resized (E5: the IO lanes' wait; E8: the slow endpoint's latency)
+    // better by 10 % or more on at least one, while no figure this verdict names gets worse (by
+    // more than 10 % and more than NOISE_MS: p99s of a few ms move that much between runs here).
+    String[] names = {"E5 total time", "E5 IO wait p99", "E8 slow requests' p99", "E8 fast requests' p99"};
+    double[][] cited = {{m0.totalMs(), m1.totalMs()}, {mixedIo0, mixedIo1}, {slow0, slow1}, {fast0, fast1}};
+    boolean someBetter = mixedIo1 <= 0.90 * mixedIo0 || slow1 <= 0.90 * slow0;
+    List<String> worse = new ArrayList<>();
+    for (int i = 0; i < cited.length; i++) {
+      double before = cited[i][0];
+      double after = cited[i][1];
+      if (after > 1.10 * before && after - before > NOISE_MS) {
+        worse.add(String.format(Locale.ROOT, "%s (%s → %s ms)", names[i], f(before), f(after)));
+      }
     }
-    boolean holds = allAdvised && noWorse && someBetter;
+    result.figure("figures_worse_after", (long) worse.size());
+    boolean holds = allAdvised && someBetter && worse.isEmpty();
     String v = String.format(Locale.ROOT,
-        "The advisor recommended cpu %d → %d, file-io %d → %d, net-io %d → %d threads for E5, and"
-            + " slow %d → %d, fast %d → %d for E8. E5 total time went %s → %s ms (IO wait p99 %s →"
-            + " %s ms); E8 slow requests' p99 %s → %s ms, fast requests' p99 %s → %s ms. ",
-        mixedBefore.cpu(), mixedAfter.cpu(), mixedBefore.file(), mixedAfter.file(), mixedBefore.net(),
-        mixedAfter.net(), serverBefore.slow(), serverAfter.slow(), serverBefore.fast(), serverAfter.fast(),
+        "The advisor recommended cpu %s, file-io %s, net-io %s threads for E5, and slow %s, fast %s"
+            + " for E8. E5 total time went %s → %s ms (IO wait p99 %s → %s ms); E8 slow requests' p99"
+            + " %s → %s ms, fast requests' p99 %s → %s ms. ",
+        change(mixedBefore.cpu(), mixedAfter.cpu()), change(mixedBefore.file(), mixedAfter.file()),
+        change(mixedBefore.net(), mixedAfter.net()), change(serverBefore.slow(), serverAfter.slow()),
+        change(serverBefore.fast(), serverAfter.fast()),
         f(m0.totalMs()), f(m1.totalMs()), f(mixedIo0), f(mixedIo1), f(slow0), f(slow1), f(fast0), f(fast1));
+    if (capped(mixedAfter.net()) || capped(serverAfter.slow()) || capped(mixedAfter.file())) {
+      v += String.format(Locale.ROOT, "A recommendation marked \"capped\" is the advisor's upper bound"
+          + " (maxThreads %d): for lanes that mostly wait, cores × (1 + W/C) asked for more; the table"
+          + " gives each lane's reasoning. ", MixedWorkload.ADVISOR.maxThreads());
+    }
     if (!allAdvised) {
       v += "Some lanes had too few samples for a recommendation (see the table). ";
     }
-    v += holds ? "Sized from their own measurements, the resized lanes waited less or no more"
-        + " (E5 IO wait, E8 slow requests)."
-        : noWorse ? "The advised sizes were not clearly better (10 % or more) on this run."
-            : "The advised sizes made the resized lanes' key figure (E5 IO wait or E8 slow"
-                + " requests) more than 10 % worse on this run.";
+    if (holds) {
+      v += "Sized from their own measurements, the resized lanes waited less, and none of these figures got worse.";
+    } else if (!worse.isEmpty()) {
+      v += "Worse after the advice (more than 10 % and " + f(NOISE_MS) + " ms): " + String.join("; ", worse) + ".";
+    } else if (!someBetter) {
+      v += "The advised sizes were not clearly better (10 % or more) on the resized lanes' figures on this run.";
+    }
     result.verdict(holds, v);
     List<TaskRecord> all = new ArrayList<>(m0.records());
     all.addAll(m1.records());
@@ -142,6 +155,17 @@ public final class E9SizingAdvice implements Experiment {
     all.addAll(s1.records());
     result.tasks(all);
     return result;
+  }
+
+  /** A change of p99 smaller than this is run-to-run noise here, whatever its ratio. */
+  static final double NOISE_MS = 5;
+
+  private static boolean capped(int threads) {
+    return threads >= MixedWorkload.ADVISOR.maxThreads();
+  }
+
+  private static String change(int before, int after) {
+    return before + " → " + after + (capped(after) ? " (capped)" : "");
   }
 
   private static int recommended(Map<String, SizingAdvice> advice, String lane) {

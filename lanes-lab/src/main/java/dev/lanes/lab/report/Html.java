@@ -23,6 +23,7 @@ final class Html {
         .append(".verdict{padding:.7em 1em;border-radius:6px;margin:1em 0}\n")
         .append(".holds{background:#e8f5e9;border-left:5px solid #43a047}\n")
         .append(".fails{background:#fff3e0;border-left:5px solid #fb8c00}\n")
+        .append(".error{background:#ffebee;border-left:5px solid #c62828}\n")
         .append(".setup{color:#555}.meta{color:#666;font-size:.9em}\n")
         .append("figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}\n")
         .append("figcaption{color:#666;font-size:.9em}\n</style></head><body>\n");
@@ -31,8 +32,7 @@ final class Html {
         .append(" · JDK ").append(esc(Runtime.version().toString()))
         .append(" · ").append(cores).append(" cores · seed ").append(seed)
         .append(" · ").append(esc(System.getProperty("os.name")))
-        .append(" · took ").append(String.format(java.util.Locale.ROOT, "%.1f", elapsedMs / 1000.0))
-        .append(" s")
+        .append(" · took ").append(Format.duration(elapsedMs))
         .append(ReportWriter.loadAverage() == null ? ""
             : String.format(java.util.Locale.ROOT, " · load average %.1f at the end", ReportWriter.loadAverage()))
         .append("</p>\n");
@@ -52,7 +52,8 @@ final class Html {
     for (ExperimentResult r : results) {
       h.append("<tr><td><a href=\"#").append(r.id()).append("\">").append(r.id())
           .append("</a></td><td style=\"text-align:left\">").append(esc(r.question()))
-          .append("</td><td>").append(r.holds() ? "yes" : "no").append("</td></tr>\n");
+          .append("</td><td>").append(r.crashed() ? "error: did not run" : r.holds() ? "yes" : "no")
+          .append("</td></tr>\n");
     }
     h.append("</table>\n");
     for (ExperimentResult r : results) {
@@ -65,12 +66,18 @@ final class Html {
   private static void section(StringBuilder h, ExperimentResult r) {
     h.append("<h2 id=\"").append(r.id()).append("\">").append(r.id()).append(" — ")
         .append(esc(r.question())).append("</h2>\n");
+    if (r.crashed()) {
+      h.append("<div class=\"verdict error\"><b>Error: the experiment failed to run.</b> ")
+          .append(esc(r.error())).append(" The stack trace went to the lab's stderr.</div>\n");
+      return;
+    }
     h.append("<p class=\"setup\"><b>Set-up.</b> ").append(esc(r.setup())).append("</p>\n");
     h.append("<div class=\"verdict ").append(r.holds() ? "holds" : "fails").append("\"><b>")
         .append(r.holds() ? "Holds. " : "Does not hold here. ").append("</b>")
         .append(esc(r.verdict())).append("</div>\n");
     for (ExperimentResult.Figure f : r.charts()) {
-      h.append("<figure><img src=\"").append(esc(f.file())).append(".png\" alt=\"")
+      h.append("<figure><img width=\"").append(Charts.WIDTH).append("\" src=\"").append(esc(f.file()))
+          .append(".png\" alt=\"")
           .append(esc(f.caption())).append("\"><figcaption>").append(esc(f.caption()))
           .append("</figcaption></figure>\n");
     }

@@ -2,7 +2,6 @@ package dev.lanes.lab.report;
 
 import dev.lanes.lab.ExperimentResult;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.knowm.xchart.BitmapEncoder;
 
 /**
@@ -25,22 +25,58 @@ public final class ReportWriter {
     this.dir = dir;
   }
 
+  /** Lists the files the last run wrote, so the next run removes exactly those and nothing else. */
+  static final String MANIFEST = ".lanes-lab-files";
+
+  /** The only names the lab writes (and so the only names it will ever remove). */
+  static final Pattern OURS = Pattern.compile("index\\.html|summary\\.json|E[0-9]+(-[a-z0-9-]+)?\\.(csv|png)");
+
   public void write(boolean quick, long seed, int cores, long elapsedMs, List<ExperimentResult> results)
       throws IOException {
     Files.createDirectories(dir);
+    removePreviousRun();
+    List<String> written = new ArrayList<>();
     for (ExperimentResult r : results) {
       for (ExperimentResult.Figure f : r.charts()) {
-        try (OutputStream out = Files.newOutputStream(dir.resolve(f.file() + ".png"))) {
-          BitmapEncoder.saveBitmap(f.chart(), out, BitmapEncoder.BitmapFormat.PNG);
-        }
+        written(written, f.file() + ".png");
+        BitmapEncoder.saveBitmapWithDPI(f.chart(), dir.resolve(f.file()).toString(), BitmapEncoder.BitmapFormat.PNG,
+            Charts.DPI);
       }
-      Csv.writeFigures(dir.resolve(r.id() + ".csv"), r.figures());
+      Csv.writeFigures(dir.resolve(written(written, r.id() + ".csv")), r.figures());
       if (r.usesLanes()) {
-        Csv.writeTasks(dir.resolve(r.id() + "-tasks.csv"), r.taskRecords());
+        Csv.writeTasks(dir.resolve(written(written, r.id() + "-tasks.csv")), r.taskRecords());
       }
     }
-    Files.writeString(dir.resolve("summary.json"), Json.write(summary(quick, seed, cores, results)));
-    Files.writeString(dir.resolve("index.html"), Html.page(quick, seed, cores, elapsedMs, results));
+    Files.writeString(dir.resolve(written(written, "summary.json")), Json.write(summary(quick, seed, cores, results)));
+    Files.writeString(dir.resolve(written(written, "index.html")), Html.page(quick, seed, cores, elapsedMs, results));
+    Files.write(dir.resolve(MANIFEST), written);
+  }
+
+  private static String written(List<String> written, String name) {
+    written.add(name);
+    return name;
+  }
+
+  /**
+   * Removes the files the previous run listed in its manifest, so a run with {@code --only} does
+   * not leave an earlier run's charts and CSVs beside its report. Only plain files directly in the
+   * folder whose names the lab writes are removed; a folder without a manifest (a user's, or a
+   * report from before the manifest) keeps all its files.
+   */
+  void removePreviousRun() throws IOException {
+    Path manifest = dir.resolve(MANIFEST);
+    if (!Files.isRegularFile(manifest)) {
+      return;
+    }
+    for (String name : Files.readAllLines(manifest)) {
+      if (OURS.matcher(name).matches()) {
+        Path f = dir.resolve(name);
+        if (Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          Files.delete(f);
+        }
+      }
+    }
+    Files.delete(manifest);
   }
 
   static Map<String, Object> summary(boolean quick, long seed, int cores, List<ExperimentResult> results) {
@@ -57,6 +93,7 @@ public final class ReportWriter {
       e.put("id", r.id());
       e.put("question", r.question());
       e.put("holds", r.holds());
+      e.put("error", r.error());
       e.put("verdict", r.verdict());
       e.put("figures", r.figures());
       list.add(e);
@@ -76,11 +113,10 @@ public final class ReportWriter {
 
   static String fmt(Object v) {
     if (v instanceof Double d) {
-      return Math.abs(d) >= 100 ? String.format(Locale.ROOT, "%,.0f", d)
-          : String.format(Locale.ROOT, "%.2f", d);
+      return Format.ms(d);
     }
     if (v instanceof Long l) {
-      return String.format(Locale.ROOT, "%,d", l);
+      return Format.count(l);
     }
     return String.valueOf(v);
   }
