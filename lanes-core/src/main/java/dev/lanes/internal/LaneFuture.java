@@ -164,11 +164,38 @@ final class LaneFuture<T> extends CompletableFuture<T> implements RunnableFuture
     return lane;
   }
 
-  /** Dependent stages are plain futures: they run no task of their own. */
+  /**
+   * Dependent stages run no task of their own; they are {@link LaneStage}s, so an async stage
+   * without an executor further down the chain still runs on this lane.
+   */
   @Override
   public <U> CompletableFuture<U> newIncompleteFuture() {
     dependentsMade = true;
-    return new CompletableFuture<>();
+    return new LaneStage<>(lane);
+  }
+
+  /**
+   * A stage that depends on a lane's future: a plain {@link CompletableFuture} (it is completed by
+   * the stage before it, not by a task) whose default executor is the lane, down the whole chain:
+   * in {@code lane.submit(a).thenApply(b).thenApplyAsync(c)}, {@code c} runs on the lane, not on
+   * the common pool.
+   */
+  static final class LaneStage<T> extends CompletableFuture<T> {
+    private final LaneExecutor lane;
+
+    LaneStage(LaneExecutor lane) {
+      this.lane = lane;
+    }
+
+    @Override
+    public Executor defaultExecutor() {
+      return lane;
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new LaneStage<>(lane);
+    }
   }
 
   @Override
