@@ -2,11 +2,7 @@ package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,21 +36,8 @@ class FirstTaskTest {
   }
 
   private static List<String> probe(String... args) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(List.of(java, "-Xlog:class+load=info:stdout", "-cp",
-        System.getProperty("java.class.path"), FirstTaskProbe.class.getName()));
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    byte[] bytes;
-    try (var in = p.getInputStream()) {
-      bytes = in.readAllBytes();
-    }
-    if (!p.waitFor(Work.PATIENCE_SECONDS * 4, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("probe did not finish");
-    }
-    List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
-    assertThat(p.exitValue()).as(String.join("\n", lines)).isZero();
-    return lines;
+    Work.JvmRun run = Work.runJvm(List.of("-Xlog:class+load=info:stdout"), FirstTaskProbe.class, args);
+    assertThat(run.exit()).as(run.output()).isZero();
+    return run.lines();
   }
 }

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -87,21 +86,7 @@ class HealthThreadTest {
 
   @Test
   void theHealthThreadSurvivesAFailingLogger() throws Exception {
-    Handler throwing = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getMessage() != null && r.getMessage().contains("\"log-fails\"")) {
-          throw new AssertionError("logger failure (simulated)");
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    Logger.getLogger("dev.lanes").addHandler(throwing);
+    Handler throwing = Work.throwOnLog("\"log-fails\"");
     try (Lane failing = Lane.blocking("log-fails", 1).queueCapacity(1)
             .health(HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO)).build();
         Lane watched = Lane.blocking("watched", 1).queueCapacity(1)

@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -150,30 +149,10 @@ class PromiseTruthTest {
 
   // ------------------------------------------------------------------ dying workers
 
-  /** Makes lanes' own logger throw an Error while logging {@code trigger}: a worker then dies. */
-  private static Handler throwingLogHandler(String trigger) {
-    Handler h = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getMessage() != null && r.getMessage().contains(trigger)) {
-          throw new AssertionError("logger failure (simulated)");
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    Logger.getLogger("dev.lanes").addHandler(h);
-    return h;
-  }
-
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void aWorkerKilledByAFailingLoggerGivesBackItsPermitAndIsReplaced(String kind) throws Exception {
-    Handler h = throwingLogHandler("task listener failed");
+    Handler h = Work.throwOnLog("task listener failed"); // a worker then dies logging it
     List<Throwable> died = new java.util.concurrent.CopyOnWriteArrayList<>();
     Thread.UncaughtExceptionHandler recorder = (t, e) -> died.add(e);
     ThreadFactory factory = kind.equals("virtual")

@@ -3,12 +3,9 @@ package dev.lanes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** A million tasks queued behind maxConcurrency 30 fit in a 256 MB heap, holding 30 threads. */
@@ -32,31 +29,16 @@ class QueuedMemoryTest {
   /** Runs {@code probe}'s main in a JVM of its own and reads its {@code key=value} lines. */
   static Map<String, String> runProbe(Class<?> probe, String heap, String... args)
       throws IOException, InterruptedException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new java.util.ArrayList<>(
-        List.of(java, heap, "-cp", System.getProperty("java.class.path"), probe.getName()));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
-        .start();
-    byte[] bytes;
-    try (var in = p.getInputStream()) {
-      bytes = in.readAllBytes();
-    }
-    if (!p.waitFor(Work.PATIENCE_SECONDS * 4, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("probe did not finish");
-    }
-    String text = new String(bytes, StandardCharsets.UTF_8);
+    Work.JvmRun run = Work.runJvm(List.of(heap), probe, args);
     Map<String, String> out = new HashMap<>();
-    for (String line : text.split("\n")) {
+    for (String line : run.lines()) {
       int eq = line.indexOf('=');
       if (eq > 0 && !line.contains(" ")) {
         out.put(line.substring(0, eq), line.substring(eq + 1).strip());
       }
     }
-    out.put("exit", Integer.toString(p.exitValue()));
-    out.put("output", text);
+    out.put("exit", Integer.toString(run.exit()));
+    out.put("output", run.output());
     return out;
   }
 }

@@ -108,4 +108,55 @@ final class Work {
         .as("completed+failed+cancelled+rejected+returned+queued+running vs submitted in %s", s)
         .isEqualTo(c.submitted());
   }
+
+  /** What a JVM of its own printed (stdout and stderr) and how it exited. */
+  record JvmRun(int exit, String output) {
+    List<String> lines() {
+      return output.lines().toList();
+    }
+  }
+
+  /** Runs {@code main} in a JVM of its own with this test's class path; fails if it hangs. */
+  static JvmRun runJvm(List<String> jvmOptions, Class<?> main, String... args)
+      throws java.io.IOException, InterruptedException {
+    String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>();
+    command.add(javaBin);
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    byte[] bytes;
+    try (var in = p.getInputStream()) {
+      bytes = in.readAllBytes();
+    }
+    if (!p.waitFor(PATIENCE_SECONDS * 4, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(main.getSimpleName() + " did not finish");
+    }
+    return new JvmRun(p.exitValue(), new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Installs a handler on lanes' logger that throws an {@code AssertionError} ("logger failure
+   * (simulated)") for every message containing {@code trigger}; remove it when done.
+   */
+  static java.util.logging.Handler throwOnLog(String trigger) {
+    java.util.logging.Handler h = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        if (r.getMessage() != null && r.getMessage().contains(trigger)) {
+          throw new AssertionError("logger failure (simulated)");
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    java.util.logging.Logger.getLogger("dev.lanes").addHandler(h);
+    return h;
+  }
 }
