@@ -878,7 +878,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         if (t == null) {
           return;
         }
-        lastEnd = -1; // we waited: read the clock afresh
+        lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
+        w.lastCpu = -1;
       }
       lastEnd = runTask(w, t, lastEnd);
     }
