@@ -24,13 +24,14 @@ public final class QueuedMemoryProbe {
     AtomicInteger peakAlive = new AtomicInteger();
     AtomicInteger done = new AtomicInteger();
     AtomicInteger runningTasks = new AtomicInteger();
+    AtomicInteger peakRunning = new AtomicInteger();
     long start = System.nanoTime();
     if (mode.equals("lanes")) {
       try (Lane lane = Lane.virtual("probe", CAP).queueCapacity(tasks)
           .threadFactory(counting(alive, peakAlive)).build()) {
         for (int i = 0; i < tasks; i++) {
           lane.execute(() -> {
-            runningTasks.incrementAndGet();
+            peakRunning.accumulateAndGet(runningTasks.incrementAndGet(), Math::max);
             await(release);
             done.incrementAndGet();
           });
@@ -65,6 +66,7 @@ public final class QueuedMemoryProbe {
     }
     System.out.println("done=" + done.get());
     System.out.println("peak_threads=" + peakAlive.get());
+    System.out.println("peak_running=" + peakRunning.get());
   }
 
   private static java.util.concurrent.ThreadFactory counting(AtomicInteger alive, AtomicInteger peak) {

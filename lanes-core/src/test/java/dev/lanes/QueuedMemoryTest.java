@@ -16,7 +16,9 @@ class QueuedMemoryTest {
     assertThat(out.get("exit")).isEqualTo("0");
     assertThat(Integer.parseInt(out.get("threads_alive"))).isEqualTo(QueuedMemoryProbe.CAP);
     assertThat(Integer.parseInt(out.get("waiting"))).isEqualTo(1_000_000 - QueuedMemoryProbe.CAP);
-    assertThat(Integer.parseInt(out.get("peak_threads"))).isLessThanOrEqualTo(QueuedMemoryProbe.CAP);
+    // Tasks running at once never exceed the cap. (Live threads can, for a moment: a thread that
+    // found no task gives its permit back as its last act and is still ending.)
+    assertThat(Integer.parseInt(out.get("peak_running"))).isLessThanOrEqualTo(QueuedMemoryProbe.CAP);
     assertThat(Integer.parseInt(out.get("done"))).isEqualTo(1_000_000);
     assertThat(Long.parseLong(out.get("heap_used_mb"))).isLessThan(256);
   }
