@@ -25,14 +25,17 @@ public final class QueuedMemoryProbe {
     AtomicInteger done = new AtomicInteger();
     AtomicInteger runningTasks = new AtomicInteger();
     AtomicInteger peakRunning = new AtomicInteger();
+    AtomicInteger runningNow = new AtomicInteger();
     long start = System.nanoTime();
     if (mode.equals("lanes")) {
       try (Lane lane = Lane.virtual("probe", CAP).queueCapacity(tasks)
           .threadFactory(counting(alive, peakAlive)).build()) {
         for (int i = 0; i < tasks; i++) {
           lane.execute(() -> {
-            peakRunning.accumulateAndGet(runningTasks.incrementAndGet(), Math::max);
+            runningTasks.incrementAndGet(); // tasks that started (the wait below counts them)
+            peakRunning.accumulateAndGet(runningNow.incrementAndGet(), Math::max);
             await(release);
+            runningNow.decrementAndGet();
             done.incrementAndGet();
           });
         }
