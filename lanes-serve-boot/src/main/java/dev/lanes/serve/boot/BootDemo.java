@@ -22,16 +22,19 @@ import picocli.CommandLine.Option;
  */
 @SpringBootApplication
 @Command(
-    name = "lanes-serve-boot",
+    name = "lanes serve --server tomcat|tomcat-virtual|netty",
     mixinStandardHelpOptions = true,
+    version = "lanes-serve-boot 0.1.0",
     description = {
-      "The demo server on Spring Boot with the lanes starter, on 127.0.0.1 by default.",
-      "Endpoints: /fast, /slow?ms=N (sleeps), /cpu?ms=N (spins); the live page at /;",
-      "/stats.json (every lane, and per endpoint the queue wait and run time since POST /stats/reset),",
-      "/series.json, /actuator/metrics/http.server.requests, /actuator/prometheus, /actuator/lanes,",
-      "/actuator/health. Drive it with ./lanes load --port PORT --scenario noisy-neighbour."
+      "The demo server on Spring Boot with the lanes starter and Actuator, on 127.0.0.1 by default.",
+      "Endpoints: /fast, /slow?ms=N (sleeps), /cpu?ms=N (spins); the live page at /; /stats.json"
+          + " (every lane, and per endpoint the queue wait and run time since POST /stats/reset);"
+          + " /series.json; /actuator/metrics/http.server.requests, /actuator/prometheus,"
+          + " /actuator/lanes, /actuator/health.",
+      "Drive it with ./lanes load --port PORT --scenario noisy-neighbour."
     },
-    footer = {"", "Exit status: 2 on bad options or a port in use, said in one line on stderr with a hint."})
+    footer = {"", "Without --server, ./lanes serve starts the JDK-HttpServer demo instead (./lanes serve --help).",
+        "Exit status: 2 on bad options or a port in use, said in one line on stderr with a hint."})
 public class BootDemo implements Callable<Integer> {
 
   /** Which web server runs the requests. */
@@ -54,7 +57,8 @@ public class BootDemo implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--server", description = "tomcat, tomcat-virtual or netty (default: ${DEFAULT-VALUE})",
+  @Option(names = "--server", description = "tomcat (Spring MVC, Tomcat's 200 request threads as lane http),"
+      + " tomcat-virtual (lane http on virtual threads) or netty (WebFlux) (default when the jar runs: ${DEFAULT-VALUE})",
       defaultValue = "tomcat", converter = ServerConverter.class)
   Server server;
 

@@ -170,6 +170,15 @@ class BootDemoTest {
     assertThat(run("--threads", "0")).contains("--threads must be between 1 and 1000, was 0");
   }
 
+  @Test
+  void aPortInUseIsSaidInOneLineWithAHint() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      String port = String.valueOf(taken.getLocalPort());
+      assertThat(run("--server", "tomcat", "--port", port)).isEqualTo("lanes serve: port " + port
+          + " on 127.0.0.1 is already in use; try another --port, or --port 0 for any free one" + System.lineSeparator());
+    }
+  }
+
   private static String run(String... args) {
     java.io.StringWriter err = new java.io.StringWriter();
     CommandLine cli = BootDemo.commandLine();
