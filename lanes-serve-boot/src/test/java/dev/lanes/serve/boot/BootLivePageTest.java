@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 import picocli.CommandLine;
@@ -44,10 +45,11 @@ class BootLivePageTest {
   private static final Pattern ROW = Pattern.compile("<tr data-(lane|label)=\"([^\"]+)\">(.*?)</tr>");
   private static final Pattern CELL = Pattern.compile("<td class=\"([^\"]+)\">([^<]*)</td>");
 
-  @Test
-  void thePageAndItsSeriesShowTheLanesAndEndpoints(@TempDir Path tmp) throws Exception {
+  @ParameterizedTest(name = "--server {0} --mode lanes")
+  @ValueSource(strings = {"tomcat", "tomcat-virtual", "netty"})
+  void thePageAndItsSeriesShowTheLanesAndEndpoints(String server, @TempDir Path tmp) throws Exception {
     BootDemo o = new BootDemo();
-    new CommandLine(o).parseArgs("--server", "tomcat", "--mode", "lanes", "--port", "0");
+    new CommandLine(o).parseArgs("--server", server, "--mode", "lanes", "--port", "0");
     o.validate();
     try (ConfigurableApplicationContext c = BootDemo.start(o);
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
@@ -81,11 +83,10 @@ class BootLivePageTest {
         return fast == FAST_REQUESTS && slow == SLOW_REQUESTS;
       });
       JsonNode last = lastSample(client, url);
-      assertThat(last.get("lanes").propertyNames()).contains("http", "fast", "slow", "cpu");
+      assertThat(last.get("lanes").propertyNames()).contains("fast", "slow", "cpu");
 
       Map<String, Map<String, String>> rows = rows(dumpDom(findChromium(), url + "/", tmp));
-      assertThat(rows.keySet()).contains("lane fast", "lane slow", "lane cpu", "lane http",
-          "label fast", "label slow", "label cpu");
+      assertThat(rows.keySet()).contains("lane fast", "lane slow", "lane cpu", "label fast", "label slow", "label cpu");
       assertThat(rows.get("lane fast").get("completed")).isEqualTo(String.valueOf(FAST_REQUESTS));
       assertThat(rows.get("label fast").get("tasks")).isEqualTo(String.valueOf(FAST_REQUESTS));
       assertThat(rows.get("label slow").get("tasks")).isEqualTo(String.valueOf(SLOW_REQUESTS));

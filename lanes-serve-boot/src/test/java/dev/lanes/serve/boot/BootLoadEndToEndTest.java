@@ -9,6 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import picocli.CommandLine;
 
@@ -60,8 +62,12 @@ class BootLoadEndToEndTest {
   }
 
   private static ConfigurableApplicationContext start(String mode, Map<String, Object> extra) {
+    return start("tomcat", mode, extra);
+  }
+
+  private static ConfigurableApplicationContext start(String server, String mode, Map<String, Object> extra) {
     BootDemo o = new BootDemo();
-    new CommandLine(o).parseArgs("--server", "tomcat", "--mode", mode, "--port", "0", "--threads", String.valueOf(THREADS));
+    new CommandLine(o).parseArgs("--server", server, "--mode", mode, "--port", "0", "--threads", String.valueOf(THREADS));
     o.validate();
     return BootDemo.start(o, extra);
   }
@@ -100,11 +106,12 @@ class BootLoadEndToEndTest {
     }
   }
 
-  @Test
-  void lanesKeepFastRequestsFastWhileTheSlowLaneQueues() {
-    try (ConfigurableApplicationContext c = start("lanes", Map.of())) {
+  @ParameterizedTest(name = "--server {0} --mode lanes")
+  @ValueSource(strings = {"tomcat", "netty"})
+  void lanesKeepFastRequestsFastWhileTheSlowLaneQueues(String server) {
+    try (ConfigurableApplicationContext c = start(server, "lanes", Map.of())) {
       Run r = load(port(c));
-      assertThat(r.out()).contains("(server mode: tomcat / lanes)").contains("actuator ms  mean / max");
+      assertThat(r.out()).contains("(server mode: " + server + " / lanes)").contains("actuator ms  mean / max");
       String[] fast = r.row("/fast");
       String[] slow = r.row("/slow");
       assertThat(fast[3]).matches("fast\\s+fast\\s+" + FAST_COUNT);
