@@ -20,7 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Runs a {@link Scenario} against a lanes demo server and reads the server's figures for the same
- * requests from {@code /stats.json}.
+ * requests from {@code /stats.json}; against the Spring Boot demo (whose {@code /stats.json} names
+ * its {@code server}) also Actuator's {@code http.server.requests} for each endpoint's URI, before
+ * and after the run.
  *
  * <p>Bounded: at most {@code maxInFlight} requests are outstanding (the sender waits for a free
  * slot), and the whole run, replies included, ends by {@code maxSeconds}; what is still
