@@ -2,11 +2,9 @@ package dev.lanes.serve;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.lanes.Distribution;
 import dev.lanes.HealthConfig;
 import dev.lanes.Lane;
 import dev.lanes.LaneBuilder;
-import dev.lanes.LaneStats;
 import dev.lanes.Lanes;
 import dev.lanes.micrometer.LanesMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -113,10 +111,8 @@ final class DemoServer implements AutoCloseable {
   private static final String PATHS = "/, /fast, /slow?ms=, /cpu?ms=, /call?ms=, /stats.json, /series.json, /metrics";
 
   /** The live page's charting library, uPlot, from its WebJar on the class path (no CDN). */
-  static final String UPLOT_WEBJAR = "META-INF/resources/webjars/uplot/1.6.30/dist/";
-
-  private static final byte[] UPLOT_JS = resource(UPLOT_WEBJAR + "uPlot.iife.min.js");
-  private static final byte[] UPLOT_CSS = resource(UPLOT_WEBJAR + "uPlot.min.css");
+  private static final byte[] UPLOT_JS = LivePage.uplotJs();
+  private static final byte[] UPLOT_CSS = LivePage.uplotCss();
 
   private final Config config;
   private final Lanes lanes;
@@ -135,7 +131,7 @@ final class DemoServer implements AutoCloseable {
 
   private DemoServer(Config config) throws IOException {
     this.config = config;
-    this.page = loadPage();
+    this.page = LivePage.html();
     Lanes.Builder b = Lanes.builder();
     if (config.mode() == Mode.SHARED) {
       b.lane(app(Lane.blocking("shared", config.threads())));
@@ -418,60 +414,7 @@ final class DemoServer implements AutoCloseable {
 
   /** Every lane's figures and every endpoint stage's figures since the last reset, times in ms. */
   String statsJson() {
-    StringBuilder s = new StringBuilder(4_096);
-    s.append("{\"mode\":").append(Json.quote(config.mode().tag()));
-    s.append(",\"endpointWindowMs\":").append(Json.number(book.windowNanos() / 1e6));
-    s.append(",\"lanes\":[");
-    List<String> parts = new ArrayList<>();
-    for (Lane lane : lanes.all()) {
-      parts.add(laneJson(lane.stats()));
-    }
-    s.append(String.join(",", parts)).append("],\"endpoints\":[");
-    parts.clear();
-    for (EndpointBook.Figures f : book.figures(List.copyOf(laneByLabel.keySet()))) {
-      parts.add("{\"label\":" + Json.quote(f.label()) + ",\"lane\":" + Json.quote(f.lane())
-          + ",\"tasks\":" + f.tasks() + ",\"failed\":" + f.failed() + ",\"rejected\":" + f.rejected()
-          + ",\"wait\":" + summaryJson(f.queueWait()) + ",\"run\":" + summaryJson(f.runTime()) + "}");
-    }
-    return s.append(String.join(",", parts)).append("]}").toString();
-  }
-
-  private static String laneJson(LaneStats st) {
-    var c = st.counts();
-    return "{\"name\":" + Json.quote(st.lane())
-        + ",\"kind\":" + Json.quote(st.kind().tag())
-        + ",\"state\":" + Json.quote(st.state())
-        + ",\"health\":" + Json.quote(st.health().name())
-        + ",\"limit\":" + st.concurrencyLimit()
-        + ",\"queueCapacity\":" + st.queueCapacity()
-        + ",\"queued\":" + st.queued()
-        + ",\"oldestQueuedMs\":" + Json.number(st.oldestQueuedNanos() / 1e6)
-        + ",\"running\":" + st.running()
-        + ",\"threads\":" + st.threads()
-        + ",\"submitted\":" + c.submitted()
-        + ",\"completed\":" + c.completed()
-        + ",\"failed\":" + c.failed()
-        + ",\"cancelled\":" + c.cancelled()
-        + ",\"rejected\":" + c.rejected()
-        + ",\"utilisation\":" + Json.number(st.utilisation())
-        + ",\"saturatedMs\":" + Json.number(st.saturatedNanos() / 1e6)
-        + ",\"wait\":" + distJson(st.sinceStart().queueWait())
-        + ",\"run\":" + distJson(st.sinceStart().runTime())
-        + ",\"cpu\":" + distJson(st.sinceStart().cpuTime())
-        + ",\"recentWait\":" + distJson(st.recent().queueWait())
-        + ",\"recentRun\":" + distJson(st.recent().runTime())
-        + "}";
-  }
-
-  private static String distJson(Distribution d) {
-    return "{\"count\":" + d.count() + ",\"p50\":" + Json.number(d.p50Millis())
-        + ",\"p99\":" + Json.number(d.p99Millis()) + ",\"max\":" + Json.number(d.maxMillis())
-        + ",\"mean\":" + Json.number(d.meanMillis()) + "}";
-  }
-
-  private static String summaryJson(EndpointBook.Summary d) {
-    return "{\"count\":" + d.count() + ",\"p50\":" + Json.number(d.p50()) + ",\"p99\":" + Json.number(d.p99())
-        + ",\"max\":" + Json.number(d.max()) + ",\"mean\":" + Json.number(d.mean()) + "}";
+    return StatsJson.of(null, config.mode().tag(), lanes.all(), book, List.copyOf(laneByLabel.keySet()));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -506,26 +449,6 @@ final class DemoServer implements AutoCloseable {
   private void shutdownLanes() {
     lanes.all().forEach(Lane::shutdownNow);
     lanes.close();
-  }
-
-  private static byte[] loadPage() throws IOException {
-    try (InputStream in = DemoServer.class.getResourceAsStream("live.html")) {
-      if (in == null) {
-        throw new IOException("lanes-serve: live.html missing from the jar");
-      }
-      return in.readAllBytes();
-    }
-  }
-
-  private static byte[] resource(String name) {
-    try (InputStream in = DemoServer.class.getClassLoader().getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("lanes-serve: " + name + " missing from the class path (the uPlot WebJar)");
-      }
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static String firstLine(String s) {

@@ -31,7 +31,7 @@ import org.HdrHistogram.Histogram;
  * ends. The waiting set is a concurrent map of token → accepted time, read without the lock
  * (approximate while requests arrive and start).
  */
-final class EndpointBook implements AutoCloseable {
+public final class EndpointBook implements AutoCloseable {
 
   /** Longest time a histogram tracks (longer values are clamped): one hour. */
   private static final long MAX_TRACKED_NANOS = 3_600_000_000_000L;
@@ -41,7 +41,11 @@ final class EndpointBook implements AutoCloseable {
   private final LongSupplier ticker;
   private volatile long resetAtNanos;
 
-  EndpointBook(Map<String, String> laneByLabel, LongSupplier ticker) {
+  /**
+   * A book for these stage labels, each with the name of the lane that runs it (several labels
+   * may share a lane).
+   */
+  public EndpointBook(Map<String, String> laneByLabel, LongSupplier ticker) {
     Map<String, Book> m = new LinkedHashMap<>();
     laneByLabel.forEach((label, lane) -> m.put(label, new Book(label, lane)));
     this.books = Map.copyOf(m);
@@ -49,13 +53,18 @@ final class EndpointBook implements AutoCloseable {
     this.resetAtNanos = ticker.getAsLong();
   }
 
-  /** Starts listening to {@code lane}'s task records. */
-  void follow(Lane lane) {
-    subscriptions.add(lane.onTask(this::record));
+  /** Starts listening to {@code lane}'s task records, each booked under its own label. */
+  public void follow(Lane lane) {
+    subscriptions.add(lane.onTask(r -> record(r.label(), r)));
   }
 
-  private void record(TaskRecord r) {
-    Book b = books.get(r.label());
+  /**
+   * Books {@code r} under {@code label} (ignored when the label is not one of this book's), for a
+   * server that cannot label a task when it submits it: a web server's request executor sees a
+   * connection, not a path, so the server learns the label while the task runs.
+   */
+  public void record(String label, TaskRecord r) {
+    Book b = books.get(label);
     if (b != null) {
       b.add(r);
     }
@@ -64,7 +73,7 @@ final class EndpointBook implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong();
 
   /** A request of stage {@code label} was accepted by its lane; returns the token for {@link #started}. */
-  long accepted(String label) {
+  public long accepted(String label) {
     long token = tokens.incrementAndGet();
     Book b = books.get(label);
     if (b != null) {
@@ -74,7 +83,7 @@ final class EndpointBook implements AutoCloseable {
   }
 
   /** The request started running, or was refused, or will never run: it no longer waits. */
-  void started(String label, long token) {
+  public void started(String label, long token) {
     Book b = books.get(label);
     if (b != null) {
       b.waiting.remove(token);
@@ -87,7 +96,8 @@ final class EndpointBook implements AutoCloseable {
     return b == null ? null : b.takeInterval(ticker.getAsLong());
   }
 
-  void reset() {
+  /** Forgets the figures so far ({@code POST /stats/reset}); what waits now still waits. */
+  public void reset() {
     resetAtNanos = ticker.getAsLong();
     books.values().forEach(Book::reset);
   }
@@ -109,6 +119,7 @@ final class EndpointBook implements AutoCloseable {
     return out;
   }
 
+  /** Stops listening to the lanes. */
   @Override
   public void close() {
     subscriptions.forEach(Subscription::close);
@@ -166,7 +177,8 @@ final class EndpointBook implements AutoCloseable {
       }
     }
 
-    void reset() {
+    /** Forgets the figures so far ({@code POST /stats/reset}); what waits now still waits. */
+  public void reset() {
       lock.lock();
       try {
         wait.reset();

@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * and {@code unhealthySince}; a sample is a finished JSON string, so a read copies strings only.
  * {@link #close()} stops the thread and waits for it.
  */
-final class LiveSeries implements AutoCloseable {
+public final class LiveSeries implements AutoCloseable {
 
   /** The one time window the page shows. */
   static final int WINDOW_SECONDS = 120;
@@ -46,7 +46,8 @@ final class LiveSeries implements AutoCloseable {
   private final long startNanos;
   private ScheduledExecutorService sampler;
 
-  LiveSeries(List<Lane> lanes, List<String> stages, EndpointBook book, LongSupplier ticker) {
+  /** A series of {@code lanes} and of {@code book}'s {@code stages} (labels, in the page's order). */
+  public LiveSeries(List<Lane> lanes, List<String> stages, EndpointBook book, LongSupplier ticker) {
     this.lanes = List.copyOf(lanes);
     this.stages = List.copyOf(stages);
     this.book = book;
@@ -55,7 +56,7 @@ final class LiveSeries implements AutoCloseable {
   }
 
   /** Starts sampling once a second on a daemon thread of its own. */
-  synchronized LiveSeries start() {
+  public synchronized LiveSeries start() {
     sampler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "lanes-serve-series");
       t.setDaemon(true);
@@ -123,7 +124,7 @@ final class LiveSeries implements AutoCloseable {
   }
 
   /** The window's samples, oldest first, with the window and the red rule stated. */
-  synchronized String json() {
+  public synchronized String json() {
     return "{\"windowSeconds\":" + WINDOW_SECONDS + ",\"intervalMs\":" + INTERVAL_MILLIS
         + ",\"redAfterMs\":" + RED_AFTER_MILLIS + ",\"samples\":[" + String.join(",", samples) + "]}";
   }

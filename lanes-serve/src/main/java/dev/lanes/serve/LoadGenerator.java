@@ -20,7 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Runs a {@link Scenario} against a lanes demo server and reads the server's figures for the same
- * requests from {@code /stats.json}.
+ * requests from {@code /stats.json}; against the Spring Boot demo (whose {@code /stats.json} names
+ * its {@code server}) also Actuator's {@code http.server.requests} for each endpoint's URI, before
+ * and after the run.
  *
  * <p>Bounded: at most {@code maxInFlight} requests are outstanding (the sender waits for a free
  * slot), and the whole run, replies included, ends by {@code maxSeconds}; what is still
@@ -118,12 +120,23 @@ final class LoadGenerator {
     }
     String mode;
     Map<String, Object> stats;
+    // Spring Boot's demo (lanes-serve-boot) names its web server in /stats.json and has Actuator:
+    // its http.server.requests is read before and after the run, and the difference reported.
+    Map<String, ActuatorReading> actuatorBefore = new LinkedHashMap<>();
+    Map<String, ActuatorReading> actuatorAfter = new LinkedHashMap<>();
     try {
-      mode = String.valueOf(readStats(admin, options.url()).get("mode"));
+      Map<String, Object> first = readStats(admin, options.url());
+      mode = first.get("server") != null ? first.get("server") + " / " + first.get("mode") : String.valueOf(first.get("mode"));
+      boolean actuator = first.get("server") != null;
       if (options.reset()) {
         post(admin, options.url().resolve("/stats/reset"));
       } else {
         notes.add("server figures were not reset: they include requests from before this run");
+      }
+      if (actuator) {
+        for (String e : scenario.endpoints()) {
+          actuatorBefore.put(e, readActuator(admin, options.url(), e));
+        }
       }
       Semaphore inFlight = new Semaphore(options.maxInFlight());
       boolean timedOut = false;
@@ -160,6 +173,9 @@ final class LoadGenerator {
         }
       }
       stats = settledStats(admin, options.url(), tallies, notes);
+      if (!actuatorBefore.isEmpty()) {
+        settledActuator(admin, options.url(), tallies, actuatorBefore, actuatorAfter, notes);
+      }
     } finally {
       client.shutdownNow();
       client.close();
@@ -173,7 +189,12 @@ final class LoadGenerator {
 
     List<LoadResult.Stage> stages = stages(stats);
     List<LoadResult.Endpoint> endpoints = new ArrayList<>();
-    tallies.forEach((path, t) -> endpoints.add(t.result(path, LoadResult.stagesOf(path, stages))));
+    tallies.forEach((path, t) -> {
+      ActuatorReading before = actuatorBefore.get(path);
+      ActuatorReading after = actuatorAfter.get(path);
+      LoadResult.Actuator a = before == null || after == null ? null : after.since(before);
+      endpoints.add(t.result(path, LoadResult.stagesOf(path, stages), a));
+    });
     return new LoadResult(scenario.name(), options.url().toString(), mode, scenario.describe(), seconds, endpoints, notes);
   }
 
@@ -223,6 +244,78 @@ final class LoadGenerator {
       }
       Thread.sleep(SETTLE_POLL_MILLIS); // polling a remote figure, not synchronising threads
     }
+  }
+
+  /**
+   * Actuator's {@code http.server.requests} for one URI since the server started: count, total and
+   * max in seconds (Micrometer's max covers only its recent window, two minutes by default).
+   */
+  record ActuatorReading(long count, double totalSeconds, double maxSeconds) {
+    static final ActuatorReading NONE = new ActuatorReading(0, 0, 0);
+
+    /** The requests between {@code before} and this reading. */
+    LoadResult.Actuator since(ActuatorReading before) {
+      long n = count - before.count;
+      double mean = n > 0 ? (totalSeconds - before.totalSeconds) * 1e3 / n : 0;
+      return new LoadResult.Actuator(n, mean, maxSeconds * 1e3);
+    }
+  }
+
+  /** Polls Actuator until it counted every answered request of each endpoint since {@code before}. */
+  private static void settledActuator(HttpClient client, URI url, Map<String, Tally> tallies,
+      Map<String, ActuatorReading> before, Map<String, ActuatorReading> after, List<String> notes)
+      throws IOException, InterruptedException {
+    long until = System.nanoTime() + SETTLE_NANOS;
+    while (true) {
+      boolean settled = true;
+      for (var e : tallies.entrySet()) {
+        ActuatorReading r = readActuator(client, url, e.getKey());
+        after.put(e.getKey(), r);
+        if (r.count() - before.get(e.getKey()).count() < e.getValue().okCount()) {
+          settled = false;
+        }
+      }
+      if (settled) {
+        return;
+      }
+      if (System.nanoTime() > until) {
+        notes.add("Actuator's http.server.requests counts fewer requests than the client's answered ones");
+        return;
+      }
+      Thread.sleep(SETTLE_POLL_MILLIS); // polling a remote figure, not synchronising threads
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static ActuatorReading readActuator(HttpClient client, URI url, String path) throws IOException, InterruptedException {
+    URI u = url.resolve("/actuator/metrics/http.server.requests?tag=uri:" + path);
+    HttpResponse<String> r = client.send(HttpRequest.newBuilder(u).GET().timeout(ADMIN_TIMEOUT).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() == 404) {
+      return ActuatorReading.NONE; // no request to that URI yet
+    }
+    if (r.statusCode() != 200) {
+      throw new IOException("GET " + u + " answered " + r.statusCode() + ": " + firstLine(r.body()));
+    }
+    long count = 0;
+    double total = 0;
+    double max = 0;
+    try {
+      Map<String, Object> m = (Map<String, Object>) Json.parse(r.body());
+      for (Object o : (List<Object>) m.get("measurements")) {
+        Map<String, Object> x = (Map<String, Object>) o;
+        double v = num(x.get("value"));
+        switch (String.valueOf(x.get("statistic"))) {
+          case "COUNT" -> count = Math.round(v);
+          case "TOTAL_TIME" -> total = v;
+          case "MAX" -> max = v;
+          default -> { }
+        }
+      }
+    } catch (RuntimeException e) {
+      throw new IOException("GET " + u + " is not Actuator's metric: " + e.getMessage(), e);
+    }
+    return new ActuatorReading(count, total, max);
   }
 
   @SuppressWarnings("unchecked")
@@ -339,13 +432,13 @@ final class LoadGenerator {
       }
     }
 
-    LoadResult.Endpoint result(String path, List<LoadResult.Stage> stages) {
+    LoadResult.Endpoint result(String path, List<LoadResult.Stage> stages, LoadResult.Actuator actuator) {
       lock.lock();
       try {
         long[] a = okNanos.stream().mapToLong(Long::longValue).toArray();
         int ended = okNanos.size() + refused + other + errors;
         return new LoadResult.Endpoint(path, sent.get(), okNanos.size(), refused, other, errors,
-            Math.max(0, sent.get() - ended), LoadResult.Summary.ofNanos(a), stages);
+            Math.max(0, sent.get() - ended), LoadResult.Summary.ofNanos(a), actuator, stages);
       } finally {
         lock.unlock();
       }

@@ -36,12 +36,20 @@ record LoadResult(String scenario, String url, String serverMode, String steps, 
     }
   }
 
+  /**
+   * What the server's own request timer (Spring Boot Actuator's {@code http.server.requests}) said
+   * about the same endpoint during the run: how many requests it timed and their mean (both the
+   * difference between readings before and after the run), and its max in ms (Micrometer's max
+   * over its recent window, two minutes by default, so it may include an earlier run's requests).
+   */
+  record Actuator(long count, double meanMs, double maxMs) {}
+
   /** The server's figures for one stage label. */
   record Stage(String label, String lane, long tasks, long rejected, Summary queueWait, Summary runTime) {}
 
   /** One endpoint's client and server figures. */
   record Endpoint(String path, int sent, int ok, int refused, int otherStatus, int errors, int unfinished,
-      Summary client, List<Stage> stages) {
+      Summary client, Actuator actuator, List<Stage> stages) {
 
     Endpoint {
       stages = List.copyOf(stages);
@@ -68,6 +76,10 @@ record LoadResult(String scenario, String url, String serverMode, String steps, 
       double r = runP50Sum();
       String figures = String.format(Locale.ROOT,
           "client p50 %s ms; server run p50 %s ms; queue wait p50 %s ms", ms(c), ms(r), ms(w));
+      if (actuator != null && actuator.count() > 0) {
+        figures += String.format(Locale.ROOT, "; Actuator's http.server.requests mean %s ms, max %s ms",
+            ms(actuator.meanMs()), ms(actuator.maxMs()));
+      }
       double share = c > 0 ? w / c : 0;
       if (share >= 0.5 && c >= 2 * r) {
         return String.format(Locale.ROOT,
@@ -94,13 +106,21 @@ record LoadResult(String scenario, String url, String serverMode, String steps, 
     b.append(String.format(Locale.ROOT, "lanes load: %s against %s (server mode: %s), %.1f s%n",
         scenario, url, serverMode, seconds));
     b.append("  ").append(steps).append(String.format(Locale.ROOT, "%n%n"));
+    // The server's own timer, when it has one (Spring Boot's Actuator): beside the client's latency.
+    boolean actuator = endpoints.stream().anyMatch(e -> e.actuator() != null);
     b.append(String.format(Locale.ROOT,
-        "%-8s %6s %6s %5s %5s %5s | %-25s | %-9s %-7s %6s | %-23s | %-23s%n",
+        "%-8s %6s %6s %5s %5s %5s | %-25s%s | %-9s %-7s %6s | %-23s | %-23s%n",
         "endpoint", "sent", "ok", "503", "other", "error", "client ms  p50 / p99 / max",
+        actuator ? String.format(Locale.ROOT, " | %-24s", "actuator ms  mean / max") : "",
         "stage", "lane", "tasks", "queue wait p50/p99/max", "run time p50/p99/max"));
     for (Endpoint e : endpoints) {
       String head = String.format(Locale.ROOT, "%-8s %6d %6d %5d %5d %5d | %-25s",
           e.path(), e.sent(), e.ok(), e.refused(), e.otherStatus(), e.errors() + e.unfinished(), triple(e.client()));
+      if (actuator) {
+        Actuator a = e.actuator();
+        head += String.format(Locale.ROOT, " | %-24s",
+            a == null || a.count() == 0 ? "-" : ms(a.meanMs()) + " / " + ms(a.maxMs()));
+      }
       if (e.stages().isEmpty()) {
         b.append(head).append(String.format(Locale.ROOT, " | (no server figures)%n"));
       }

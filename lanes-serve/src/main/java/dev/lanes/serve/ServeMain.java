@@ -47,7 +47,7 @@ public final class ServeMain implements Runnable {
    * Every error is one line on stderr, {@code lanes <command>: <what is wrong>; <hint>}, and exit
    * status {@link #BAD_INPUT}; no usage dump, no stack trace.
    */
-  static CommandLine commandLine() {
+  public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new ServeMain());
     cl.setParameterExceptionHandler((ex, params) -> {
       CommandLine c = ex.getCommandLine();
@@ -89,13 +89,21 @@ public final class ServeMain implements Runnable {
       description = {
         "Starts the demo HTTP server: /fast, /slow?ms=, /cpu?ms=, /call?ms=[&cpu=], /stats.json,"
             + " /metrics (Prometheus) and a live page at /.",
-        "Runs until Ctrl-C."
+        "Runs until Ctrl-C.",
+        "With --server tomcat, tomcat-virtual or netty, ./lanes serve starts the Spring Boot demo"
+            + " (lanes-serve-boot) instead; its options: ./lanes serve --server tomcat --help."
       },
       footer = {"", "Exit status: 0 after Ctrl-C; 2 on any error, said in one line on stderr with a hint"
           + " (a port already in use names the port)."})
   static final class Serve implements Callable<Integer> {
 
     @Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--server", defaultValue = "jdk", paramLabel = "jdk|tomcat|tomcat-virtual|netty",
+        description = "jdk: this server, on the JDK's HttpServer (default). tomcat (200 platform threads),"
+            + " tomcat-virtual, netty (WebFlux): the same endpoints on Spring Boot with Actuator, started by"
+            + " ./lanes serve (not by this jar).")
+    String server;
 
     @Option(names = "--mode", defaultValue = "lanes", paramLabel = "shared|lanes",
         description = "shared: every endpoint on one pool of --threads threads; lanes: a lane per endpoint,"
@@ -122,6 +130,14 @@ public final class ServeMain implements Runnable {
 
     @Override
     public Integer call() throws Exception {
+      if (!server.equals("jdk")) {
+        if (!java.util.List.of("tomcat", "tomcat-virtual", "netty").contains(server)) {
+          throw new IllegalArgumentException(
+              "--server must be jdk, tomcat, tomcat-virtual or netty, was \"" + server + "\"");
+        }
+        throw new UserError("--server " + server + " is the Spring Boot demo, which this jar does not contain",
+            "start it with ./lanes serve --server " + server, null);
+      }
       DemoServer.Config config = new DemoServer.Config(parseMode(mode), bind, port, threads, queue);
       PrintWriter out = spec.commandLine().getOut();
       if (!LoadGenerator.isLoopback(bind)) {

@@ -41,6 +41,17 @@ class LoadCommandTest {
     assertThat(run("serve", "--mode", "both").err()).contains("--mode must be shared or lanes");
     assertThat(run("serve", "--threads", "0").err()).contains("threads must be between 1 and 1000");
     assertThat(run("serve", "--port", "70000").err()).contains("port must be between 0 and 65535");
+    assertThat(run("serve", "--server", "jetty").err())
+        .contains("--server must be jdk, tomcat, tomcat-virtual or netty, was \"jetty\"");
+  }
+
+  /** The Spring Boot demo is another jar; this one says how to start it instead of ignoring --server. */
+  @Test
+  void springBootServersAreLeftToTheLauncher() {
+    Run r = run("serve", "--server", "tomcat", "--port", "0");
+    assertThat(r.exit()).isEqualTo(ServeMain.BAD_INPUT);
+    assertThat(r.err()).isEqualTo("lanes serve: --server tomcat is the Spring Boot demo, which this jar does not"
+        + " contain; start it with ./lanes serve --server tomcat" + System.lineSeparator());
   }
 
   @Test

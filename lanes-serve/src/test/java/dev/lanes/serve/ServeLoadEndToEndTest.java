@@ -34,6 +34,8 @@ class ServeLoadEndToEndTest {
   void sharedPoolFastRequestsWaitBehindSlowOnesAndQueueWaitExplainsIt() throws Exception {
     LoadResult r = runScenario(DemoServer.Mode.SHARED);
     assertThat(r.serverMode()).isEqualTo("shared");
+    // No Actuator here (the JDK's HttpServer): no column for it, rather than an empty one.
+    assertThat(r.toText()).doesNotContain("actuator").contains("client ms").contains("queue wait");
     LoadResult.Endpoint slow = r.endpoint("/slow");
     LoadResult.Endpoint fast = r.endpoint("/fast");
     assertThat(slow.ok()).isEqualTo(SLOW_COUNT);

@@ -22,13 +22,19 @@ import picocli.CommandLine.Option;
  */
 @SpringBootApplication
 @Command(
-    name = "lanes-serve-boot",
+    name = "lanes serve --server tomcat|tomcat-virtual|netty",
     mixinStandardHelpOptions = true,
+    version = "lanes-serve-boot 0.1.0",
     description = {
-      "The demo server on Spring Boot with the lanes starter, on 127.0.0.1 by default.",
-      "Endpoints: /fast, /slow?ms=N (sleeps), /cpu?ms=N (spins), /stats.json (every lane),",
-      "/actuator/metrics/http.server.requests, /actuator/prometheus, /actuator/lanes, /actuator/health."
-    })
+      "The demo server on Spring Boot with the lanes starter and Actuator, on 127.0.0.1 by default.",
+      "Endpoints: /fast, /slow?ms=N (sleeps), /cpu?ms=N (spins); the live page at /; /stats.json"
+          + " (every lane, and per endpoint the queue wait and run time since POST /stats/reset);"
+          + " /series.json; /actuator/metrics/http.server.requests, /actuator/prometheus,"
+          + " /actuator/lanes, /actuator/health.",
+      "Drive it with ./lanes load --port PORT --scenario noisy-neighbour."
+    },
+    footer = {"", "Without --server, ./lanes serve starts the JDK-HttpServer demo instead (./lanes serve --help).",
+        "Exit status: 2 on bad options or a port in use, said in one line on stderr with a hint."})
 public class BootDemo implements Callable<Integer> {
 
   /** Which web server runs the requests. */
@@ -51,7 +57,8 @@ public class BootDemo implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--server", description = "tomcat, tomcat-virtual or netty (default: ${DEFAULT-VALUE})",
+  @Option(names = "--server", description = "tomcat (Spring MVC, Tomcat's 200 request threads as lane http),"
+      + " tomcat-virtual (lane http on virtual threads) or netty (WebFlux) (default when the jar runs: ${DEFAULT-VALUE})",
       defaultValue = "tomcat", converter = ServerConverter.class)
   Server server;
 
@@ -81,8 +88,47 @@ public class BootDemo implements Callable<Integer> {
     }
   }
 
-  public static void main(String[] args) {
+  /** Exit status for bad input, as the other ./lanes commands use. */
+  static final int BAD_INPUT = 2;
+
+  /** An error the user can act on: one line, with what to try next. */
+  static final class UserError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UserError(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * The command line as {@code ./lanes serve --server ...} runs it: every error is one line on
+   * stderr, {@code lanes serve: <what is wrong>; <hint>}, and exit status {@link #BAD_INPUT}.
+   */
+  static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new BootDemo()).setCaseInsensitiveEnumValuesAllowed(false);
+    cli.setParameterExceptionHandler((ex, params) -> {
+      CommandLine c = ex.getCommandLine();
+      c.getErr().println(oneLine(ex.getMessage()) + "; try ./lanes serve --server tomcat --help");
+      c.getErr().flush();
+      return BAD_INPUT;
+    });
+    cli.setExecutionExceptionHandler((e, c, parsed) -> {
+      if (e instanceof UserError) {
+        c.getErr().println(e.getMessage());
+        c.getErr().flush();
+        return BAD_INPUT;
+      }
+      throw e;
+    });
+    return cli;
+  }
+
+  private static String oneLine(String message) {
+    return "lanes serve: " + message.strip().replaceAll("\\s*\\R\\s*", " ");
+  }
+
+  public static void main(String[] args) {
+    CommandLine cli = commandLine();
     int rc = cli.execute(args);
     if (rc != 0) {
       System.exit(rc);
@@ -93,9 +139,25 @@ public class BootDemo implements Callable<Integer> {
   @Override
   public Integer call() {
     validate();
-    ConfigurableApplicationContext context = start(this);
+    ConfigurableApplicationContext context;
+    try {
+      context = start(this, Map.of(
+          // A port in use is said in one line below, not in Spring Boot's failure report.
+          "logging.level.org.springframework.boot.diagnostics.LoggingFailureAnalysisReporter", "off"));
+    } catch (RuntimeException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof org.springframework.boot.web.server.PortInUseException) {
+          throw new UserError(oneLine("port " + port + " on " + bind + " is already in use;"
+              + " try another --port, or --port 0 for any free one"));
+        }
+      }
+      throw e;
+    }
     String url = "http://" + bind + ":" + context.getEnvironment().getProperty("local.server.port");
-    System.out.println("lanes-serve-boot: " + tag(server) + " / " + mode + " on " + url);
+    System.out.println("lanes serve: " + tag(server) + " / " + mode + " on " + url + "  (Spring Boot; Ctrl-C stops)");
+    System.out.println("  live page " + url + "/   figures " + url + "/stats.json   Actuator " + url
+        + "/actuator/metrics/http.server.requests");
+    System.out.println("  try: ./lanes load --url " + url + " --scenario noisy-neighbour");
     return 0;
   }
 

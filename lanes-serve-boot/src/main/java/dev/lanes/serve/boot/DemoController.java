@@ -2,8 +2,7 @@ package dev.lanes.serve.boot;
 
 import dev.lanes.Lanes;
 import dev.lanes.reactor.LaneScheduler;
-import dev.lanes.spring.boot.LanesEndpoint;
-import java.util.LinkedHashMap;
+import dev.lanes.serve.EndpointBook;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,15 +35,6 @@ import reactor.core.scheduler.Scheduler;
 final class DemoController {
   private DemoController() {}
 
-  /** Every lane's figures (as /actuator/lanes), with the set-up. */
-  static Map<String, Object> stats(LanesEndpoint lanes, String server, String mode) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("server", server);
-    out.put("mode", mode);
-    out.put("lanes", lanes.lanes());
-    return out;
-  }
-
   /** Bad input and full lanes: a one-line reason. */
   abstract static class Errors {
     @ExceptionHandler(IllegalArgumentException.class)
@@ -63,32 +53,25 @@ final class DemoController {
   @RestController
   @ConditionalOnExpression("'${demo.mode}' == 'shared' and '${demo.server}' != 'netty'")
   static class OnRequestThread extends Errors {
-    private final LanesEndpoint lanes;
-    private final String server;
-
-    OnRequestThread(LanesEndpoint lanes, @Value("${demo.server}") String server) {
-      this.lanes = lanes;
-      this.server = server;
-    }
 
     @GetMapping("/fast")
     String fast() {
+      DemoFigures.mark("fast");
       return Work.fast();
     }
 
     @GetMapping("/slow")
     String slow(@RequestParam int ms) throws InterruptedException {
-      return Work.slow(Work.checkMs(ms));
+      int sleep = Work.checkMs(ms);
+      DemoFigures.mark("slow");
+      return Work.slow(sleep);
     }
 
     @GetMapping("/cpu")
     String cpu(@RequestParam int ms) {
-      return Work.cpu(Work.checkMs(ms));
-    }
-
-    @GetMapping(value = "/stats.json", produces = "application/json")
-    Map<String, Object> stats() {
-      return DemoController.stats(lanes, server, "shared");
+      int spin = Work.checkMs(ms);
+      DemoFigures.mark("cpu");
+      return Work.cpu(spin);
     }
   }
 
@@ -96,19 +79,13 @@ final class DemoController {
   @ConditionalOnExpression("!('${demo.mode}' == 'shared' and '${demo.server}' != 'netty')")
   static class OnLanes extends Errors {
     private final Lanes lanes;
-    private final LanesEndpoint lanesEndpoint;
-    private final String server;
+    private final EndpointBook book;
     private final String mode;
     private final Map<String, Scheduler> schedulers = new ConcurrentHashMap<>();
 
-    OnLanes(
-        Lanes lanes,
-        LanesEndpoint lanesEndpoint,
-        @Value("${demo.server}") String server,
-        @Value("${demo.mode}") String mode) {
+    OnLanes(Lanes lanes, EndpointBook book, @Value("${demo.mode}") String mode) {
       this.lanes = lanes;
-      this.lanesEndpoint = lanesEndpoint;
-      this.server = server;
+      this.book = book;
       this.mode = mode;
     }
 
@@ -129,15 +106,23 @@ final class DemoController {
       return run("cpu", () -> Work.cpu(spin));
     }
 
-    @GetMapping(value = "/stats.json", produces = "application/json")
-    Map<String, Object> stats() {
-      return DemoController.stats(lanesEndpoint, server, mode);
-    }
-
+    /**
+     * Runs {@code work} on the endpoint's lane; the book counts the request as waiting from here
+     * until it starts (or is refused, or cancelled).
+     */
     private Mono<String> run(String endpoint, Callable<String> work) {
       String lane = "lanes".equals(mode) ? endpoint : "shared";
-      return Mono.fromCallable(work)
-          .subscribeOn(schedulers.computeIfAbsent(lane, n -> LaneScheduler.of(lanes.lane(n))));
+      Scheduler scheduler = schedulers.computeIfAbsent(lane, n -> LaneScheduler.of(lanes.lane(n)));
+      return Mono.defer(() -> {
+        long token = book.accepted(endpoint);
+        return Mono.fromCallable(() -> {
+              book.started(endpoint, token);
+              DemoFigures.mark(endpoint);
+              return work.call();
+            })
+            .subscribeOn(scheduler)
+            .doFinally(signal -> book.started(endpoint, token));
+      });
     }
   }
 }

@@ -80,13 +80,49 @@ class BootDemoTest {
       assertThat(stats.get("server").asString()).isEqualTo(server);
       assertThat(stats.get("mode").asString()).isEqualTo(mode);
       String slowLane = slowOn.substring(0, slowOn.length() - 1);
-      assertThat(stats.get("lanes").get(slowLane).get("queueWait").get("count").asLong()).isPositive();
+      assertThat(lane(stats, slowLane).get("wait").get("count").asLong()).isPositive();
+      // Per endpoint, as the JDK-HttpServer demo's /stats.json (what ./lanes load reads). A task's
+      // figures arrive when its lane task ends, which may be just after the client had its answer.
+      org.awaitility.Awaitility.await().atMost(PATIENCE).until(() -> {
+        JsonNode now = json.readTree(get(port, "/stats.json").body());
+        return endpoint(now, "fast").get("tasks").asLong() == 1 && endpoint(now, "slow").get("tasks").asLong() == 1
+            && endpoint(now, "cpu").get("tasks").asLong() == 1;
+      });
+      stats = json.readTree(get(port, "/stats.json").body());
+      JsonNode slowStage = endpoint(stats, "slow");
+      assertThat(slowStage.get("lane").asString()).isEqualTo(slowLane);
+      assertThat(slowStage.get("tasks").asLong()).as("the /slow?ms=5 request").isEqualTo(1);
+      assertThat(slowStage.get("run").get("p50").asDouble()).isGreaterThanOrEqualTo(5.0);
+      HttpResponse<String> reset = http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/stats/reset"))
+              .POST(HttpRequest.BodyPublishers.noBody()).timeout(PATIENCE).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(reset.statusCode()).isEqualTo(200);
+      assertThat(endpoint(json.readTree(get(port, "/stats.json").body()), "slow").get("tasks").asLong()).isZero();
 
       // Actuator's own view of the same requests.
       HttpResponse<String> requests = get(port, "/actuator/metrics/http.server.requests?tag=uri:/fast");
       assertThat(requests.statusCode()).isEqualTo(200);
       assertThat(get(port, "/actuator/prometheus").body()).contains("lanes_task_wait_seconds");
     }
+  }
+
+  private static JsonNode lane(JsonNode stats, String name) {
+    for (JsonNode l : stats.get("lanes")) {
+      if (l.get("name").asString().equals(name)) {
+        return l;
+      }
+    }
+    throw new AssertionError("no lane " + name + " in " + stats);
+  }
+
+  private static JsonNode endpoint(JsonNode stats, String label) {
+    for (JsonNode e : stats.get("endpoints")) {
+      if (e.get("label").asString().equals(label)) {
+        return e;
+      }
+    }
+    throw new AssertionError("no endpoint " + label + " in " + stats);
   }
 
   /** A client that stalls mid-request costs Tomcat a connection, not a request thread. */
@@ -127,18 +163,29 @@ class BootDemoTest {
 
   @Test
   void badOptionsAreRefusedWithTheOptionAndValue() {
-    assertThat(run("--server", "jetty")).contains("'jetty' is not a server; use tomcat, tomcat-virtual or netty");
+    assertThat(run("--server", "jetty")).contains("'jetty' is not a server; use tomcat, tomcat-virtual or netty")
+        .startsWith("lanes serve: ").endsWith("; try ./lanes serve --server tomcat --help" + System.lineSeparator());
     assertThat(run("--mode", "solo")).contains("--mode").contains("solo");
     assertThat(run("--port", "70000")).contains("--port must be between 0 and 65535, was 70000");
     assertThat(run("--threads", "0")).contains("--threads must be between 1 and 1000, was 0");
   }
 
+  @Test
+  void aPortInUseIsSaidInOneLineWithAHint() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      String port = String.valueOf(taken.getLocalPort());
+      assertThat(run("--server", "tomcat", "--port", port)).isEqualTo("lanes serve: port " + port
+          + " on 127.0.0.1 is already in use; try another --port, or --port 0 for any free one" + System.lineSeparator());
+    }
+  }
+
   private static String run(String... args) {
     java.io.StringWriter err = new java.io.StringWriter();
-    CommandLine cli = new CommandLine(new BootDemo());
+    CommandLine cli = BootDemo.commandLine();
     cli.setErr(new java.io.PrintWriter(err));
     int rc = cli.execute(args);
-    assertThat(rc).isNotZero();
+    assertThat(rc).isEqualTo(BootDemo.BAD_INPUT);
+    assertThat(err.toString().lines()).as("one line").hasSize(1);
     return err.toString();
   }
 }
