@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.lanes.testkit.HeadlessChromium;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,8 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LivePageBrowserTest {
 
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final long BROWSER_TIMEOUT_SECONDS = 90;
   private static final int FAST_REQUESTS = 5;
   private static final int SLOW_REQUESTS = 3;
   private static final long SLOW_MS = 20;
@@ -46,7 +45,7 @@ class LivePageBrowserTest {
 
   @Test
   void theLaneTableShowsRealFigures(@TempDir Path tmp) throws Exception {
-    Path chromium = findChromium();
+    HeadlessChromium chromium = HeadlessChromium.find();
     try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.LANES, "127.0.0.1", 0, 2, 100));
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       for (int i = 0; i < FAST_REQUESTS; i++) {
@@ -94,7 +93,7 @@ class LivePageBrowserTest {
   @Test
   @SuppressWarnings("unchecked")
   void duringANoisyNeighbourTheChartsShowFastRequestsWaitingBeforeTheyEnd(@TempDir Path tmp) throws Exception {
-    Path chromium = findChromium();
+    HeadlessChromium chromium = HeadlessChromium.find();
     List<java.util.concurrent.CompletableFuture<HttpResponse<Void>>> slow = new ArrayList<>();
     List<java.util.concurrent.CompletableFuture<HttpResponse<Void>>> fast = new ArrayList<>();
     try (DemoServer server = DemoServer.start(new DemoServer.Config(DemoServer.Mode.SHARED, "127.0.0.1", 0,
@@ -161,74 +160,12 @@ class LivePageBrowserTest {
     }
   }
 
-  private static void screenshot(Path chromium, String url, Path tmp, String name) throws Exception {
-    Path dir = Files.createDirectories(Path.of("target", "screenshots"));
-    Path profile = Files.createDirectories(tmp.resolve("profile-shot"));
-    Path err = tmp.resolve("chromium-shot.err");
-    Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--hide-scrollbars", "--user-data-dir=" + profile, "--window-size=1280,2400", "--virtual-time-budget=3000",
-        "--screenshot=" + dir.resolve(name).toAbsolutePath(), url)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
-    try {
-      if (!p.waitFor(BROWSER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        fail("chromium's screenshot did not finish in " + BROWSER_TIMEOUT_SECONDS + " s; stderr:\n" + tail(err));
-      }
-    } finally {
-      if (p.isAlive()) {
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-    }
-    assertThat(dir.resolve(name)).as("screenshot " + name + "; chromium said:\n" + tail(err)).exists();
-    assertThat(Files.size(dir.resolve(name))).isGreaterThan(10_000);
-  }
 
   private static String body(HttpClient client, String url) throws IOException, InterruptedException {
     return client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
   }
 
-  private static Path findChromium() {
-    if (Files.isExecutable(CHROMIUM)) {
-      return CHROMIUM;
-    }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-      Path p = Path.of(dir, "chromium");
-      if (!dir.isEmpty() && Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    return fail("Chromium not found at " + CHROMIUM + " or on PATH: install Debian's chromium package"
-        + " (apt-get install -y chromium); ./lanes test installs it when missing and run as root. This browser test does not skip.");
-  }
 
-  private static String dumpDom(Path chromium, String url, Path tmp) throws IOException, InterruptedException {
-    Path profile = Files.createDirectories(tmp.resolve("profile"));
-    Path out = tmp.resolve("dom.html");
-    Path err = tmp.resolve("chromium.err");
-    List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--user-data-dir=" + profile, "--virtual-time-budget=5000", "--dump-dom", url));
-    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-    try {
-      if (!p.waitFor(BROWSER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        fail("chromium did not finish in " + BROWSER_TIMEOUT_SECONDS + " s; stderr:\n" + tail(err));
-      }
-    } finally {
-      if (p.isAlive()) {
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-    }
-    if (p.exitValue() != 0) {
-      fail("chromium exited with " + p.exitValue() + "; stderr:\n" + tail(err));
-    }
-    String dom = Files.readString(out);
-    if (!dom.contains("<table id=\"lanes\">")) {
-      fail("chromium's DOM has no lane table; stderr:\n" + tail(err) + "\nDOM:\n" + dom);
-    }
-    return dom;
-  }
 
   private static Map<String, Map<String, String>> laneRows(String dom) {
     Map<String, Map<String, String>> rows = new java.util.LinkedHashMap<>();
@@ -248,11 +185,22 @@ class LivePageBrowserTest {
     return client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
-  private static String tail(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return "(none)";
+  private static void screenshot(HeadlessChromium chromium, String url, Path tmp, String name)
+      throws Exception {
+    Path png = Path.of("target", "screenshots", name);
+    HeadlessChromium.Run run = chromium.screenshot(url, tmp, png, 1280, 2400, 3000);
+    assertThat(png).as("screenshot " + name + "; chromium said:\n" + run.stderrTail()).exists();
+    assertThat(Files.size(png)).isGreaterThan(10_000);
+  }
+
+  private static String dumpDom(HeadlessChromium chromium, String url, Path tmp) throws Exception {
+    HeadlessChromium.Run run = chromium.dumpDom(url, tmp, 5000);
+    if (run.exit() != 0) {
+      fail("chromium exited with " + run.exit() + "; stderr:\n" + run.stderrTail());
     }
-    List<String> lines = Files.readAllLines(p);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+    if (!run.output().contains("<table id=\"lanes\">")) {
+      fail("chromium's DOM has no lane table; stderr:\n" + run.stderrTail() + "\nDOM:\n" + run.output());
+    }
+    return run.output();
   }
 }

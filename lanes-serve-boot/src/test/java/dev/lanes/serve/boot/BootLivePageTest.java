@@ -4,19 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.lanes.Lanes;
+import dev.lanes.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
@@ -35,8 +32,6 @@ import tools.jackson.databind.json.JsonMapper;
  * endpoints' real figures. Without Chromium this test fails; it does not skip.
  */
 class BootLivePageTest {
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final long BROWSER_TIMEOUT_SECONDS = 90;
   private static final Duration PATIENCE = Duration.ofSeconds(30);
   private static final int FAST_REQUESTS = 5;
   private static final int SLOW_REQUESTS = 3;
@@ -85,7 +80,7 @@ class BootLivePageTest {
       JsonNode last = lastSample(client, url);
       assertThat(last.get("lanes").propertyNames()).contains("fast", "slow", "cpu");
 
-      Map<String, Map<String, String>> rows = rows(dumpDom(findChromium(), url + "/", tmp));
+      Map<String, Map<String, String>> rows = rows(dumpDom(url + "/", tmp));
       assertThat(rows.keySet()).contains("lane fast", "lane slow", "lane cpu", "label fast", "label slow", "label cpu");
       assertThat(rows.get("lane fast").get("completed")).isEqualTo(String.valueOf(FAST_REQUESTS));
       assertThat(rows.get("label fast").get("tasks")).isEqualTo(String.valueOf(FAST_REQUESTS));
@@ -106,45 +101,7 @@ class BootLivePageTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  private static Path findChromium() {
-    if (Files.isExecutable(CHROMIUM)) {
-      return CHROMIUM;
-    }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-      Path p = Path.of(dir, "chromium");
-      if (!dir.isEmpty() && Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    return fail("Chromium not found at " + CHROMIUM + " or on PATH: install Debian's chromium package"
-        + " (apt-get install -y chromium); ./lanes test installs it when missing and run as root. This browser test does not skip.");
-  }
 
-  private static String dumpDom(Path chromium, String url, Path tmp) throws IOException, InterruptedException {
-    Path profile = Files.createDirectories(tmp.resolve("profile"));
-    Path out = tmp.resolve("dom.html");
-    Path err = tmp.resolve("chromium.err");
-    List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--user-data-dir=" + profile, "--virtual-time-budget=5000", "--dump-dom", url));
-    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-    try {
-      if (!p.waitFor(BROWSER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        fail("chromium did not finish in " + BROWSER_TIMEOUT_SECONDS + " s; stderr:\n" + Files.readString(err));
-      }
-    } finally {
-      if (p.isAlive()) {
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-    }
-    String dom = Files.readString(out);
-    if (p.exitValue() != 0 || !dom.contains("data-state=\"ok\"")) {
-      fail("chromium did not render the page with figures (exit " + p.exitValue() + "); stderr:\n"
-          + Files.readString(err) + "\nDOM:\n" + dom);
-    }
-    return dom;
-  }
 
   /** Table rows by "lane NAME" or "label NAME", each cell by its class. */
   private static Map<String, Map<String, String>> rows(String dom) {
@@ -159,5 +116,13 @@ class BootLivePageTest {
       rows.put(r.group(1) + " " + r.group(2), cells);
     }
     return rows;
+  }
+  private static String dumpDom(String url, Path tmp) throws Exception {
+    HeadlessChromium.Run run = HeadlessChromium.find().dumpDom(url, tmp, 5000);
+    if (run.exit() != 0 || !run.output().contains("data-state=\"ok\"")) {
+      fail("chromium did not render the page with figures (exit " + run.exit() + "); stderr:\n"
+          + run.stderrTail() + "\nDOM:\n" + run.output());
+    }
+    return run.output();
   }
 }
