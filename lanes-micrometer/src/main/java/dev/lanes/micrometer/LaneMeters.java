@@ -101,6 +101,15 @@ final class LaneMeters {
             + " lanes, the number of lanes in trouble",
         "lanes", s -> s.health().compareTo(LaneHealth.SATURATED) >= 0 ? 1 : 0));
     meters.add(
+        FunctionCounter.builder("lanes.between.tasks.time", cache,
+                c -> c.stats().betweenTasksNanos() / 1e9)
+            .description("Time the lane's threads spent between tasks running other code: dependent"
+                + " stages that completing a future ran, task listeners, the exception handler"
+                + " (no task's run time)")
+            .baseUnit("seconds")
+            .tags(tags)
+            .register(registry));
+    meters.add(
         FunctionCounter.builder("lanes.saturated.time", cache,
                 c -> c.stats().saturatedNanos() / 1e9)
             .description("Total time the lane spent SATURATED or worse (server saturation time)")

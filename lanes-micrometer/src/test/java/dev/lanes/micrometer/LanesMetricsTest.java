@@ -40,7 +40,8 @@ class LanesMetricsTest {
           "lanes.threads",
           "lanes.capacity.remaining",
           "lanes.saturated",
-          "lanes.saturated.time");
+          "lanes.saturated.time",
+          "lanes.between.tasks.time");
 
   private static final int TASKS = 200;
   private static final int FAILING = 7;
@@ -338,6 +339,37 @@ class LanesMetricsTest {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
+  void timeSpentInDependentStagesBetweenTasksIsPublished() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    long stageMillis = 30;
+    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("stages", 1)).build();
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build()) {
+      metrics.bindTo(registry);
+      Lane lane = lanes.lane("stages");
+      CountDownLatch release = new CountDownLatch(1);
+      lane.execute(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      // queued behind the first task, so completing it runs the stage on the worker
+      CompletableFuture<Void> stage = lane.submit(() -> "x").thenAccept(v -> {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(stageMillis);
+        while (System.nanoTime() < end) {
+          Thread.onSpinWait(); // a dependent stage that takes a while
+        }
+      });
+      release.countDown();
+      stage.get(30, TimeUnit.SECONDS);
+      lane.submit(() -> "y").get(30, TimeUnit.SECONDS);
+      assertThat(registry.get("lanes.between.tasks.time").tag("lane", "stages").functionCounter().count())
+          .isGreaterThanOrEqualTo((stageMillis - 1) / 1000.0);
     }
   }
 }
