@@ -2,7 +2,6 @@ package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.internal.LaneExecutor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;

@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

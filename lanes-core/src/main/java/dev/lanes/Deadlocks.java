@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import java.util.ArrayList;
 import java.util.HashMap;

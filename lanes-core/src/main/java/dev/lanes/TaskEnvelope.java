@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -148,14 +148,14 @@ final class TaskEnvelope implements Runnable {
    */
   static final class Timed implements Runnable {
     final Runnable task;
-    private final java.util.function.LongSupplier ticker;
+    private final Ticker ticker;
     boolean sampleCpu;
     long start = -1;
     long end = -1;
     private long cpuStart = -1;
     private long cpuEnd = -1;
 
-    Timed(Runnable task, java.util.function.LongSupplier ticker) {
+    Timed(Runnable task, Ticker ticker) {
       this.task = task;
       this.ticker = ticker;
     }
@@ -165,11 +165,11 @@ final class TaskEnvelope implements Runnable {
       if (sampleCpu) {
         cpuStart = CpuClock.now();
       }
-      start = ticker.getAsLong();
+      start = ticker.read();
       try {
         task.run();
       } finally {
-        end = ticker.getAsLong();
+        end = ticker.read();
         if (sampleCpu) {
           cpuEnd = CpuClock.now();
         }

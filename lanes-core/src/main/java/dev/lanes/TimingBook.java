@@ -1,7 +1,5 @@
-package dev.lanes.internal;
+package dev.lanes;
 
-import dev.lanes.Distribution;
-import dev.lanes.Timings;
 import java.util.concurrent.locks.ReentrantLock;
 import org.HdrHistogram.Histogram;
 

@@ -1,25 +1,5 @@
-package dev.lanes.internal;
+package dev.lanes;
 
-import dev.lanes.CpuTiming;
-import dev.lanes.HealthEvent;
-import dev.lanes.LabelFigures;
-import dev.lanes.Lane;
-import dev.lanes.LaneBuilder;
-import dev.lanes.LaneConfig;
-import dev.lanes.LaneCounts;
-import dev.lanes.LaneHealth;
-import dev.lanes.LaneKind;
-import dev.lanes.LaneRejectedException;
-import dev.lanes.LaneStats;
-import dev.lanes.OverflowPolicy;
-import dev.lanes.RejectReason;
-import dev.lanes.SizingAdvice;
-import dev.lanes.TaskDecorator;
-import dev.lanes.SizingAdvisor;
-import dev.lanes.Subscription;
-import dev.lanes.TaskOutcome;
-import dev.lanes.TaskRecord;
-import dev.lanes.Timings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -39,7 +19,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * The one implementation of {@link Lane}, for platform lanes (CPU, BLOCKING) and virtual lanes.
@@ -63,12 +42,12 @@ import java.util.function.LongSupplier;
  *       polls, and blocks in {@code take()} only when the queue is empty (see {@link Worker} for
  *       how shutdown interrupts only idle workers).
  *   <li><b>Virtual lanes</b> acquire before they spawn: {@code permits} counts permits in use
- *       (CAS, never above {@code maxConcurrency}); a submitter that enqueues a task takes a permit
+ *       (CAS, never above {@code concurrency}); a submitter that enqueues a task takes a permit
  *       if one is free and starts one virtual thread with it. That thread runs queued tasks back to
  *       back and, when the queue is empty or the cap was lowered below the permits in use, gives
  *       its permit back as its last act and re-checks the queue (a submitter that found no permit
  *       a moment earlier relies on that re-check). Waiting tasks hold no thread, and at most
- *       {@code maxConcurrency} threads run tasks.
+ *       {@code concurrency} threads run tasks.
  *   <li><b>Ownership of a task's ending</b> goes to whoever takes it out of the queue (a worker's
  *       poll, or a remove by a canceller, a submitter taking it back, {@code shutdownNow},
  *       discard-oldest, the deadlock breaker), so each task is counted exactly once, by that
@@ -108,7 +87,7 @@ import java.util.function.LongSupplier;
  * platform lane fails to build; a virtual lane fails one queued task (completing its future
  * exceptionally) only when no worker is left to run it.
  */
-public final class LaneExecutor extends AbstractExecutorService implements Lane {
+final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
@@ -122,12 +101,15 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   /** Estimated bytes per queue slot (a reference), for the up-front memory check. */
   private static final long BYTES_PER_SLOT = 8;
 
-  private final LaneConfig config;
+  private final int queueCapacity;
+  private final TaskDecorator decorator;
+  private final Thread.UncaughtExceptionHandler exceptionHandler;
   private final String name;
   private final LaneKind kind;
   private final boolean elastic;
-  private final LongSupplier ticker;
-  private final int cpuOneIn;
+  private final Ticker ticker;
+  /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
+  private final long cpuSampleNanos;
   private final OverflowPolicy overflow;
   private final ThreadFactory threadFactory;
   final ArrayBlockingQueue<TaskEnvelope> queue;
@@ -151,7 +133,10 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   /** Callers waiting on {@code roomFreed}; written under roomLock. */
   private volatile int blockedCallers;
   private final AtomicInteger permits = new AtomicInteger();
-  private volatile int maxConcurrency;
+  /** Tasks that may run at once; see {@link #setConcurrency}. */
+  private volatile int concurrency;
+  /** Core workers of a platform lane that have not retired or died. */
+  private final AtomicInteger coreWorkers = new AtomicInteger();
   final AtomicInteger compensationWorkers = new AtomicInteger();
   /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
@@ -162,7 +147,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   // Outcomes of tasks that ran are counted in the TimingBook's stripes (no atomics on the hot
   // path); these count the rare endings elsewhere.
   private final LongAdder cancelledWhileQueued = new LongAdder();
-  /** Tasks failed without running to an end on a worker: deadlock FAIL, a worker that died. */
+  /** Tasks failed without running to an end on a worker: a worker that died under them. */
   private final LongAdder failedElsewhere = new LongAdder();
   /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
   private final LongAdder betweenTasksNanos = new LongAdder();
@@ -170,12 +155,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private final LongAdder callerRunning = new LongAdder();
   /** Corrections for a future cancelled between a worker's look and its completion. */
   private final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
-  private final EnumMap<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
+  private final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
 
   private final TimingBook timings;
-  private final ConcurrentHashMap<String, LabelBook> labels = new ConcurrentHashMap<>();
-  /** Distinct labels tracked (at most {@link LaneStats#MAX_LABELS}; the rest share one entry). */
-  private final AtomicInteger labelCount = new AtomicInteger();
   private final LongAdder cpuBoundSamples = new LongAdder();
   private final LongAdder blockingSamples = new LongAdder();
 
@@ -189,38 +171,39 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   @SuppressWarnings("unchecked")
   private volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
 
-  public LaneExecutor(LaneConfig config) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.name = config.name();
-    this.kind = config.kind();
+  LaneExecutor(LaneBuilder b, TaskDecorator decorator) {
+    this.name = b.name;
+    this.kind = b.kind;
     this.elastic = kind == LaneKind.VIRTUAL;
-    this.ticker = config.ticker();
-    this.cpuOneIn = config.cpuTiming().enabled() && CpuClock.isSupported() ? config.cpuTiming().oneIn() : 0;
-    this.overflow = config.overflow();
-    this.maxConcurrency = config.concurrency();
-    this.queueRoom = config.queueCapacity() + config.concurrency();
-    this.queue = newQueue(config, queueRoom);
-    this.threadFactory =
-        config.threadFactory() != null ? config.threadFactory() : defaultThreadFactory(config);
-    for (RejectReason r : RejectReason.values()) {
-      rejected.put(r, new LongAdder());
+    this.ticker = b.ticker;
+    this.cpuSampleNanos = CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1;
+    this.overflow = b.overflow;
+    this.concurrency = b.concurrency;
+    this.queueCapacity = b.queueCapacity;
+    this.decorator = decorator;
+    this.exceptionHandler = b.exceptionHandler;
+    this.queueRoom = b.queueCapacity + b.concurrency;
+    this.queue = newQueue(name, queueCapacity, queueRoom);
+    this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b);
+    for (TaskOutcome o : TaskOutcome.values()) {
+      if (o.isRejection()) {
+        rejected.put(o, new LongAdder());
+      }
     }
-    this.createdNanos = ticker.getAsLong();
+    this.createdNanos = ticker.read();
     int stripes =
         elastic
             ? Math.min(MAX_STRIPES, Integer.highestOneBit(Math.max(1, 2 * cores()) - 1) << 1)
-            : Math.min(MAX_STRIPES, config.concurrency());
-    this.timings = new TimingBook(Math.max(1, stripes), config.statsInterval().toNanos(), createdNanos);
-    this.health = new HealthMonitor(this, config.health());
-    this.blockingTaskWc =
-        Math.max(SizingAdvisor.BLOCKING_WC, 2.0 * config.concurrency() / cores());
+            : Math.min(MAX_STRIPES, b.concurrency);
+    this.timings = new TimingBook(Math.max(1, stripes), b.statsInterval.toNanos(), createdNanos);
+    this.health = new HealthMonitor(this, b.health());
+    this.blockingTaskWc = Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores());
     if (!elastic) {
-      for (int i = 0; i < config.concurrency(); i++) {
-        Worker w = new Worker(this, Worker.Kind.CORE, i % timings.stripeCount());
-        if (!startWorker(w)) {
+      for (int i = 0; i < b.concurrency; i++) {
+        if (!startCoreWorker(i % timings.stripeCount())) {
           shutdownNow();
           throw new IllegalStateException(
-              "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + config.concurrency());
+              "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + b.concurrency);
         }
       }
     }
@@ -231,11 +214,11 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
    * The queue preallocates its slots; a capacity the heap cannot hold fails here with the figure
    * instead of a bare {@code OutOfMemoryError}.
    */
-  private static ArrayBlockingQueue<TaskEnvelope> newQueue(LaneConfig config, int room) {
+  private static ArrayBlockingQueue<TaskEnvelope> newQueue(String name, int queueCapacity, int room) {
     Runtime rt = Runtime.getRuntime();
     long needed = room * BYTES_PER_SLOT;
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
-    String advice = "lane \"" + config.name() + "\": queueCapacity " + config.queueCapacity()
+    String advice = "lane \"" + name + "\": queueCapacity " + queueCapacity
         + " needs about " + (needed >> 20) + " MiB up front (the queue preallocates "
         + room + " slots: queueCapacity + concurrency)";
     if (needed > free / 2) {
@@ -254,11 +237,11 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return Runtime.getRuntime().availableProcessors();
   }
 
-  private static ThreadFactory defaultThreadFactory(LaneConfig config) {
-    if (config.kind() == LaneKind.VIRTUAL) {
-      return Thread.ofVirtual().name(config.name() + "-", 1).factory();
+  private static ThreadFactory defaultThreadFactory(LaneBuilder b) {
+    if (b.kind == LaneKind.VIRTUAL) {
+      return Thread.ofVirtual().name(b.name + "-", 1).factory();
     }
-    return Thread.ofPlatform().name(config.name() + "-", 1).daemon(config.daemon()).factory();
+    return Thread.ofPlatform().name(b.name + "-", 1).daemon(b.daemon).factory();
   }
 
   // ---------------------------------------------------------------- identity
@@ -274,17 +257,17 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   @Override
-  public LaneConfig config() {
-    return config;
+  public int concurrency() {
+    return concurrency;
   }
 
   @Override
-  public int concurrencyLimit() {
-    return elastic ? maxConcurrency : config.concurrency();
+  public int queueCapacity() {
+    return queueCapacity;
   }
 
   long now() {
-    return ticker.getAsLong();
+    return ticker.read();
   }
 
   // ---------------------------------------------------------------- submission
@@ -420,8 +403,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
    */
   private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
-    TaskDecorator decorator = config.taskDecorator();
-    TaskEnvelope.Timed timed = null;
+        TaskEnvelope.Timed timed = null;
     Runnable work = run;
     if (decorator != TaskDecorator.NONE) {
       timed = new TaskEnvelope.Timed(run, ticker);
@@ -432,7 +414,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       }
     }
     TaskEnvelope e =
-        new TaskEnvelope(this, work, future, label, taskIds.incrementAndGet(), ticker.getAsLong());
+        new TaskEnvelope(this, work, future, label, taskIds.incrementAndGet(), ticker.read());
     e.source = source;
     e.timed = timed;
     if (future != null) {
@@ -443,7 +425,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   private void accept(TaskEnvelope t) {
     if (runState != RUNNING) {
-      reject(t, RejectReason.SHUTDOWN);
+      reject(t, TaskOutcome.SHUTDOWN);
     }
     if (!(tryAdmit() && enqueue(t))) {
       if (!overflow(t)) {
@@ -454,7 +436,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       // Raced with shutdown: take the task back rather than strand it in a queue nobody drains.
       releaseSlot();
       tryTerminate(); // shutdown may have seen this task queued and left termination to us
-      reject(t, RejectReason.SHUTDOWN);
+      reject(t, TaskOutcome.SHUTDOWN);
     }
     if (elastic) {
       dispatch();
@@ -463,7 +445,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
   private int admissionLimit() {
-    return (elastic ? maxConcurrency : config.concurrency()) + config.queueCapacity();
+    return concurrency + queueCapacity;
   }
 
   /** Takes a slot if the lane has room for one more unfinished task. */
@@ -511,21 +493,21 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
   private boolean overflow(TaskEnvelope t) {
-    switch (overflow) {
-      case OverflowPolicy.Reject r -> reject(t, RejectReason.QUEUE_FULL);
-      case OverflowPolicy.CallerRuns c -> {
+    switch (overflow.kind()) {
+      case REJECT -> reject(t, TaskOutcome.QUEUE_FULL);
+      case CALLER_RUNS -> {
         runTask(null, t, -1);
         return false;
       }
-      case OverflowPolicy.BlockCaller b -> {
-        if (!awaitRoom(t, b.timeout().toNanos())) {
-          reject(t, runState != RUNNING ? RejectReason.SHUTDOWN : RejectReason.BLOCK_TIMEOUT);
+      case BLOCK_CALLER -> {
+        if (!awaitRoom(t, overflow.timeout().toNanos())) {
+          reject(t, runState != RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
         }
       }
-      case OverflowPolicy.DiscardOldest d -> {
+      case DISCARD_OLDEST -> {
         for (; ; ) {
           if (runState != RUNNING) {
-            reject(t, RejectReason.SHUTDOWN);
+            reject(t, TaskOutcome.SHUTDOWN);
           }
           if (tryAdmit()) {
             if (enqueue(t)) {
@@ -536,7 +518,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
           TaskEnvelope victim = queue.poll();
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile
-            dropped(victim, RejectReason.DISCARDED_OLDEST);
+            dropped(victim, TaskOutcome.DISCARDED_OLDEST);
             if (queue.offer(t)) {
               break;
             }
@@ -579,25 +561,25 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     }
   }
 
-  private void reject(TaskEnvelope t, RejectReason reason) {
+  private void reject(TaskEnvelope t, TaskOutcome reason) {
     rejected.get(reason).increment();
-    publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
-    throw new LaneRejectedException(name, reason, config.queueCapacity(), queue.size(), running());
+    publish(t, "", -1, ticker.read(), -1, reason);
+    throw new LaneRejectedException(name, reason, queueCapacity, queue.size(), running());
   }
 
   /**
    * A queued task that will never run (its slot is the caller's to give back or pass on): count
    * it, end its future visibly, record it.
    */
-  private void dropped(TaskEnvelope victim, RejectReason reason) {
+  private void dropped(TaskEnvelope victim, TaskOutcome reason) {
     rejected.get(reason).increment();
     if (victim.future != null) {
       victim.future.cancel(false);
     } else {
       endForeign(victim, new LaneRejectedException(
-          name, reason, config.queueCapacity(), queue.size(), running()));
+          name, reason, queueCapacity, queue.size(), running()));
     }
-    publish(victim, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
+    publish(victim, "", -1, ticker.read(), -1, reason);
   }
 
   /**
@@ -615,7 +597,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   void cancelledWhileQueued(TaskEnvelope t) {
     releaseSlot();
     cancelledWhileQueued.increment();
-    publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.CANCELLED);
+    publish(t, "", -1, ticker.read(), -1, TaskOutcome.CANCELLED);
     if (runState >= SHUTDOWN) {
       tryTerminate();
     }
@@ -625,7 +607,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   /** Starts virtual threads for queued tasks while permits are free. */
   private void dispatch() {
-    while (permits.get() < maxConcurrency && runState < STOP && !queue.isEmpty()) {
+    while (permits.get() < concurrency && runState < STOP && !queue.isEmpty()) {
       if (!tryAcquirePermit()) {
         return;
       }
@@ -635,7 +617,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         // A worker that is still running will take the queued tasks (it re-checks the queue
         // before it leaves); only when none is left would a task wait forever, so fail one.
         if (permits.decrementAndGet() == 0) {
-          failOneQueued(RejectReason.THREAD_START_FAILED);
+          failOneQueued(TaskOutcome.THREAD_START_FAILED);
         }
         return;
       }
@@ -643,7 +625,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   private boolean tryAcquirePermit() {
-    return incrementBelow(permits, maxConcurrency);
+    return incrementBelow(permits, concurrency);
   }
 
   /**
@@ -661,19 +643,59 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   @Override
-  public void setMaxConcurrency(int newMax) {
-    if (!elastic) {
-      throw new UnsupportedOperationException(
-          "lane \"" + name + "\": maxConcurrency applies to virtual lanes only; this is a "
-              + kind.tag() + " lane with " + config.concurrency() + " threads");
+  public void setConcurrency(int newConcurrency) {
+    int max = LaneBuilder.maxConcurrency(kind);
+    if (newConcurrency < 1 || newConcurrency > max) {
+      throw new IllegalArgumentException("lane \"" + name + "\": concurrency must be between 1 and "
+          + max + ", was " + newConcurrency);
     }
-    if (newMax < 1 || newMax > LaneBuilder.MAX_VIRTUAL_CONCURRENCY) {
-      throw new IllegalArgumentException(
-          "lane \"" + name + "\": maxConcurrency must be between 1 and "
-              + LaneBuilder.MAX_VIRTUAL_CONCURRENCY + ", was " + newMax);
+    mainLock.lock();
+    try {
+      concurrency = newConcurrency;
+    } finally {
+      mainLock.unlock();
     }
-    maxConcurrency = newMax;
-    dispatch();
+    if (elastic) {
+      dispatch();
+      return;
+    }
+    // Platform lane: start threads up to the new figure; extra threads retire when free.
+    while (runState == RUNNING) {
+      int c = coreWorkers.get();
+      if (c >= concurrency) {
+        break;
+      }
+      if (!startCoreWorker(spawnSeq.getAndIncrement() % timings.stripeCount())) {
+        break;
+      }
+    }
+    for (Worker w : workers) {
+      w.interruptIfIdle(); // an idle worker re-checks whether it is one too many
+    }
+  }
+
+  /** Starts one more core worker of a platform lane; false if its thread could not start. */
+  private boolean startCoreWorker(int stripe) {
+    coreWorkers.incrementAndGet();
+    if (startWorker(new Worker(this, Worker.Kind.CORE, stripe))) {
+      return true;
+    }
+    coreWorkers.decrementAndGet();
+    return false;
+  }
+
+  /** A core worker leaves if the lane has more of them than its concurrency; true if it must. */
+  private boolean retireIfSurplus(Worker w) {
+    for (; ; ) {
+      int c = coreWorkers.get();
+      if (c <= concurrency) {
+        return false;
+      }
+      if (coreWorkers.compareAndSet(c, c - 1)) {
+        w.retired = true;
+        return true;
+      }
+    }
   }
 
   /** Permits in use now (virtual lanes); for tests and stats. */
@@ -682,19 +704,19 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   /** A queued task could not get a thread: fail it rather than strand it. */
-  private void failOneQueued(RejectReason reason) {
+  private void failOneQueued(TaskOutcome reason) {
     TaskEnvelope t = queue.poll();
     if (t != null) {
       releaseSlot();
       rejected.get(reason).increment();
       LaneRejectedException ex =
-          new LaneRejectedException(name, reason, config.queueCapacity(), queue.size(), running());
+          new LaneRejectedException(name, reason, queueCapacity, queue.size(), running());
       if (t.future != null) {
-        t.future.completeExceptionally(ex);
+        t.future.fail(ex);
       } else {
         endForeign(t, ex);
       }
-      publish(t, "", -1, ticker.getAsLong(), -1, TaskOutcome.REJECTED);
+      publish(t, "", -1, ticker.read(), -1, reason);
     }
     tryTerminate();
   }
@@ -772,10 +794,10 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     Throwable abrupt = null;
     try {
       WaitTracker.enter(w);
-      if (cpuOneIn == 1) {
+      if (cpuSampleNanos == 0) {
         w.lastCpu = CpuClock.now();
       }
-      w.cpuCountdown = cpuOneIn;
+      w.nextCpuSampleAt = ticker.read();
       switch (w.kind) {
         case CORE -> coreLoop(w);
         case ELASTIC -> elasticLoop(w);
@@ -818,6 +840,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       w.holdsPermit = false;
       permits.decrementAndGet();
     }
+    if (w.kind == Worker.Kind.CORE && !w.retired) {
+      coreWorkers.decrementAndGet();
+    }
     liveWorkers.decrementAndGet();
     if (t != null) {
       endAbandoned(w, t, abrupt);
@@ -836,7 +861,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     Throwable why = abrupt != null ? abrupt
         : new IllegalStateException("lane \"" + name + "\": the worker running " + t + " died");
     if (t.future != null) {
-      t.future.completeExceptionally(why);
+      t.future.fail(why);
     } else {
       ForeignFutures.completeExceptionally(t.source, why);
     }
@@ -853,8 +878,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     }
     int rs = runState;
     if (dead.kind == Worker.Kind.CORE
+        && coreWorkers.get() < concurrency
         && (rs == RUNNING || (rs == SHUTDOWN && !queue.isEmpty()))) {
-      startWorker(new Worker(this, Worker.Kind.CORE, dead.stripe));
+      startCoreWorker(dead.stripe);
     } else if (dead.kind == Worker.Kind.ELASTIC) {
       dispatch();
     }
@@ -872,6 +898,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   private void coreLoop(Worker w) {
     long lastEnd = -1;
     for (; ; ) {
+      if (coreWorkers.get() > concurrency && retireIfSurplus(w)) {
+        return;
+      }
       TaskEnvelope t = runState >= STOP ? null : queue.poll();
       if (t == null) {
         t = awaitTask(w);
@@ -893,6 +922,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       }
       TaskEnvelope t = null;
       if (rs == RUNNING) {
+        if (retireIfSurplus(w)) {
+          return null;
+        }
         w.markIdle();
         if (runState == RUNNING) {
           try {
@@ -925,7 +957,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         continue;
       }
       lastEnd = runTask(w, t, lastEnd);
-      if (permits.get() > maxConcurrency && !releasePermitAndRecheck(w)) {
+      if (permits.get() > concurrency && !releasePermitAndRecheck(w)) {
         return; // the cap was lowered: this permit goes
       }
     }
@@ -958,22 +990,26 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     } else {
       callerRunning.increment();
     }
-    boolean sampleCpu = false;
-    if (cpuOneIn > 0) {
-      if (w == null || --w.cpuCountdown <= 0) {
-        if (w != null) {
-          w.cpuCountdown = cpuOneIn;
-        }
-        sampleCpu = true;
-      }
-    }
     TaskEnvelope.Timed timed = t.timed;
     long start = -1;
     long cpuStart = -1;
     if (timed == null) {
-      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.getAsLong();
+      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.read();
+    }
+    boolean sampleCpu = false;
+    if (cpuSampleNanos == 0 || w == null) {
+      sampleCpu = cpuSampleNanos >= 0;
+    } else if (cpuSampleNanos > 0) {
+      // Bounded by time: the first task after the interval since this worker's last reading.
+      long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
+      if (at - w.nextCpuSampleAt >= 0) {
+        w.nextCpuSampleAt = at + cpuSampleNanos;
+        sampleCpu = true;
+      }
+    }
+    if (timed == null) {
       if (sampleCpu) {
-        cpuStart = cpuOneIn == 1 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
+        cpuStart = cpuSampleNanos == 0 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
       }
     } else {
       timed.sampleCpu = sampleCpu;
@@ -989,11 +1025,11 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     long cpu = -1;
     boolean notRun = false; // the task decorator never ran the task
     if (timed == null) {
-      end = ticker.getAsLong();
+      end = ticker.read();
       if (cpuStart >= 0) {
         long c = CpuClock.now();
         cpu = Math.max(0, c - cpuStart);
-        if (cpuOneIn == 1 && w != null) {
+        if (cpuSampleNanos == 0 && w != null) {
           w.lastCpu = c;
         }
       }
@@ -1007,7 +1043,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         cpu = timed.cpu();
       } else {
         notRun = true;
-        start = end = ticker.getAsLong();
+        start = end = ticker.read();
       }
     }
     if (event != null) {
@@ -1038,14 +1074,11 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     timings.record(stripe, start - t.acceptedNanos, end - start, cpu, outcome.ordinal());
     if (cpu >= 0) {
       long waiting = (end - start) - cpu;
-      if (waiting < SizingAdvisor.CPU_BOUND_WC * cpu) {
+      if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
         cpuBoundSamples.increment();
       } else if (waiting > blockingTaskWc * cpu) {
         blockingSamples.increment();
       }
-    }
-    if (!t.label.isEmpty()) {
-      labelBook(t.label).add(end - start, cpu);
     }
     if (w != null) {
       w.endTask();
@@ -1063,7 +1096,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
       if (f.isDone()) {
         completed = true; // cancelled or completed during the run: outcome says which
       } else if (notRun) {
-        completed = f.completeExceptionally(failure);
+        completed = f.fail(failure);
       } else {
         completed = f.completeFromRun();
       }
@@ -1102,7 +1135,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     if (!otherCodeRan) {
       return end;
     }
-    long after = ticker.getAsLong();
+    long after = ticker.read();
     betweenTasksNanos.add(Math.max(0, after - end));
     if (w != null) {
       w.lastCpu = -1; // read the CPU clock afresh for the next task
@@ -1110,21 +1143,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return after;
   }
 
-  /** The figures of {@code label}, or of {@link LaneStats#OTHER_LABEL} once the cap is reached. */
-  private LabelBook labelBook(String label) {
-    LabelBook b = labels.get(label);
-    if (b != null) {
-      return b;
-    }
-    b = labels.computeIfAbsent(label,
-        k -> labelCount.get() < LaneStats.MAX_LABELS && labelCount.incrementAndGet() <= LaneStats.MAX_LABELS
-            ? new LabelBook()
-            : null);
-    return b != null ? b : labels.computeIfAbsent(LaneStats.OTHER_LABEL, k -> new LabelBook());
-  }
-
   private void reportFailure(Thread thread, Throwable failure) {
-    Thread.UncaughtExceptionHandler h = config.exceptionHandler();
+    Thread.UncaughtExceptionHandler h = exceptionHandler;
     if (h == null) {
       h = thread.getUncaughtExceptionHandler();
     }
@@ -1171,8 +1191,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   }
 
   @Override
-  @SuppressWarnings("unchecked")
-  public Subscription onTask(Consumer<? super TaskRecord> listener) {
+  public void onTask(Consumer<? super TaskRecord> listener) {
     Objects.requireNonNull(listener, "listener");
     mainLock.lock();
     try {
@@ -1183,22 +1202,28 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     } finally {
       mainLock.unlock();
     }
-    return () -> {
-      mainLock.lock();
-      try {
-        List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(taskListeners));
-        if (keep.remove(listener)) {
-          taskListeners = keep.toArray(new Consumer[0]);
-        }
-      } finally {
-        mainLock.unlock();
-      }
-    };
   }
 
   @Override
-  public Subscription onHealth(Consumer<? super HealthEvent> listener) {
-    return health.subscribe(listener);
+  public void onHealth(Consumer<? super HealthEvent> listener) {
+    health.subscribe(listener);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public boolean removeListener(Object listener) {
+    boolean removed = health.unsubscribe(listener);
+    mainLock.lock();
+    try {
+      List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(taskListeners));
+      if (keep.remove(listener)) {
+        taskListeners = keep.toArray(new Consumer[0]);
+        removed = true;
+      }
+    } finally {
+      mainLock.unlock();
+    }
+    return removed;
   }
 
   @Override
@@ -1252,73 +1277,41 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   @Override
   public LaneStats stats() {
-    long now = ticker.getAsLong();
+    long now = ticker.read();
     Timings[] t = timings.read(now);
-    EnumMap<RejectReason, Long> byReason = new EnumMap<>(RejectReason.class);
-    rejected.forEach((r, a) -> byReason.put(r, a.sum()));
+    EnumMap<TaskOutcome, Long> ended = new EnumMap<>(TaskOutcome.class);
+    rejected.forEach((r, a) -> ended.put(r, a.sum()));
     int running = running();
     long[] oc = timings.outcomes();
-    long comp = oc[0] + outcomeCorrections[0].sum();
-    long fail = oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum();
-    long canc = oc[2] + outcomeCorrections[2].sum() + cancelledWhileQueued.sum();
-    long st = oc[0] + oc[1] + oc[2] + running;
-    long sub = taskIds.get();
-    LaneCounts counts = new LaneCounts(sub, st, comp, fail, canc, byReason, returned.sum());
-    int threads = elastic ? permits.get() : liveWorkers.get();
+    ended.put(TaskOutcome.COMPLETED, oc[0] + outcomeCorrections[0].sum());
+    ended.put(TaskOutcome.FAILED, oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum());
+    ended.put(TaskOutcome.CANCELLED,
+        oc[2] + outcomeCorrections[2].sum() + cancelledWhileQueued.sum());
+    ended.put(TaskOutcome.RETURNED, returned.sum());
+    long started = oc[0] + oc[1] + oc[2] + running;
+    int rs = runState;
     return new LaneStats(
         name,
         kind,
-        stateName(),
+        rs >= SHUTDOWN,
+        rs == TERMINATED,
         health.state(),
         now - createdNanos,
-        counts,
+        taskIds.get(),
+        started,
+        ended,
         queue.size(),
         oldestQueuedNanos(now),
         running,
-        threads,
-        concurrencyLimit(),
-        config.queueCapacity(),
+        elastic ? permits.get() : liveWorkers.get(),
+        concurrency,
+        queueCapacity,
         t[0],
         t[1],
         health.saturatedNanos(now),
-        labelFigures(),
         cpuBoundSamples.sum(),
         blockingSamples.sum(),
         betweenTasksNanos.sum());
-  }
-
-  private java.util.Map<String, LabelFigures> labelFigures() {
-    java.util.Map<String, LabelFigures> out = new java.util.HashMap<>();
-    labels.forEach((k, v) -> out.put(k, v.figures()));
-    return out;
-  }
-
-  /** Per-label sums; LongAdders because several workers run tasks of one label. */
-  private static final class LabelBook {
-    final LongAdder tasks = new LongAdder();
-    final LongAdder run = new LongAdder();
-    final LongAdder samples = new LongAdder();
-    final LongAdder sampledRun = new LongAdder();
-    final LongAdder cpu = new LongAdder();
-
-    void add(long runNanos, long cpuNanos) {
-      tasks.increment();
-      run.add(runNanos);
-      if (cpuNanos >= 0) {
-        samples.increment();
-        sampledRun.add(runNanos);
-        cpu.add(cpuNanos);
-      }
-    }
-
-    LabelFigures figures() {
-      return new LabelFigures(tasks.sum(), run.sum(), samples.sum(), sampledRun.sum(), cpu.sum());
-    }
-  }
-
-  @Override
-  public SizingAdvice sizingAdvice() {
-    return SizingAdvisor.defaults().advise(stats(), cores());
   }
 
   private String stateName() {
@@ -1367,6 +1360,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
         never.add(t.source);
         ForeignFutures.cancel(t.source);
       }
+      publish(t, "", -1, ticker.read(), -1, TaskOutcome.RETURNED);
     }
     tryTerminate();
     return never;
@@ -1476,7 +1470,7 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   /** Re-evaluates health now (the health thread does this every 100 ms; tests may call it). */
   public void checkHealth() {
     Deadlocks.check(HealthMonitor.registeredLanes());
-    health.tick(ticker.getAsLong());
+    health.tick(ticker.read());
   }
 
   boolean isShutdownNowOrTerminated() {
@@ -1486,9 +1480,9 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
   /** No worker or permit is free to start a queued task. */
   boolean noFreeCapacity() {
     if (elastic) {
-      return permits.get() >= maxConcurrency;
+      return permits.get() >= concurrency;
     }
-    return workers.size() >= config.concurrency();
+    return workers.size() >= concurrency;
   }
 
   /**
@@ -1506,17 +1500,22 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
     return claimed;
   }
 
-  /** Deadlock FAIL, second half: fails the claimed tasks (completing futures runs user code). */
-  void failClaimed(List<TaskEnvelope> claimed, Throwable ex) {
+  /**
+   * Deadlock FAIL, second half: fails the claimed tasks (outcome DEADLOCK); completing their
+   * futures runs user code, and releases the workers that waited on them.
+   */
+  void failClaimed(List<TaskEnvelope> claimed) {
     for (TaskEnvelope e : claimed) {
       releaseSlot();
-      failedElsewhere.increment();
+      rejected.get(TaskOutcome.DEADLOCK).increment();
+      LaneRejectedException ex = new LaneRejectedException(
+          name, TaskOutcome.DEADLOCK, queueCapacity, queue.size(), running());
       if (e.future != null) {
-        e.future.completeExceptionally(ex);
+        e.future.fail(ex);
       } else {
         endForeign(e, ex);
       }
-      publish(e, "", -1, ticker.getAsLong(), -1, TaskOutcome.FAILED);
+      publish(e, "", -1, ticker.read(), -1, TaskOutcome.DEADLOCK);
     }
     if (runState >= SHUTDOWN) {
       tryTerminate();
@@ -1525,8 +1524,8 @@ public final class LaneExecutor extends AbstractExecutorService implements Lane 
 
   @Override
   public String toString() {
-    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", limit " + concurrencyLimit()
-        + ", queued " + queue.size() + "/" + config.queueCapacity() + ", running " + running()
+    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + concurrency
+        + ", queued " + queue.size() + "/" + queueCapacity + ", running " + running()
         + ", submitted " + taskIds.get() + ", rejected " + rejectedCount() + "]";
   }
 }

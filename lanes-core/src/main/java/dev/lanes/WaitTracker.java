@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 /**
  * Knows which lane worker, if any, the current thread is, so that a lanes future's {@code get} or

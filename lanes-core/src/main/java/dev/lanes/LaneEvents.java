@@ -1,7 +1,5 @@
-package dev.lanes.internal;
+package dev.lanes;
 
-import dev.lanes.HealthEvent;
-import dev.lanes.LaneHealth;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;

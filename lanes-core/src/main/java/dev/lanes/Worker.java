@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -83,8 +83,11 @@ final class Worker implements Runnable {
   /** CPU reading at the end of the previous task (every-task timing), or -1. */
   long lastCpu = -1;
 
-  /** Tasks until the next CPU sample. */
-  int cpuCountdown;
+  /** On the lane's ticker, when this worker may next read its CPU time (time-bounded sampling). */
+  long nextCpuSampleAt;
+
+  /** A core worker that left because the lane's concurrency was lowered (already uncounted). */
+  boolean retired;
 
   Worker(LaneExecutor lane, Kind kind, int stripe) {
     this.lane = lane;

@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -1,11 +1,5 @@
-package dev.lanes.internal;
+package dev.lanes;
 
-import dev.lanes.DeadlockPolicy;
-import dev.lanes.HealthConfig;
-import dev.lanes.HealthEvent;
-import dev.lanes.LaneDeadlockException;
-import dev.lanes.LaneHealth;
-import dev.lanes.Subscription;
 import java.lang.ref.WeakReference;
 import java.util.ArrayDeque;
 import java.util.HashSet;
@@ -56,7 +50,7 @@ final class HealthMonitor {
   private static Thread ticker;
 
   private final LaneExecutor lane;
-  private final HealthConfig config;
+  private final HealthSettings config;
   private final WeakReference<LaneExecutor> registration;
   private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
       new CopyOnWriteArrayList<>();
@@ -77,7 +71,7 @@ final class HealthMonitor {
   /** Since when a cycle proven only from futures' waiters has held, or -1. */
   private long stackProofSince = -1;
 
-  HealthMonitor(LaneExecutor lane, HealthConfig config) {
+  HealthMonitor(LaneExecutor lane, HealthSettings config) {
     this.lane = lane;
     this.config = config;
     this.registration = new WeakReference<>(lane);
@@ -201,9 +195,12 @@ final class HealthMonitor {
     }
   }
 
-  Subscription subscribe(Consumer<? super HealthEvent> listener) {
+  void subscribe(Consumer<? super HealthEvent> listener) {
     listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
-    return () -> listeners.remove(listener);
+  }
+
+  boolean unsubscribe(Object listener) {
+    return listeners.remove(listener);
   }
 
   // ------------------------------------------------------------------ evaluation
@@ -268,18 +265,13 @@ final class HealthMonitor {
       deadlockFigures = figures;
       move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
       List<TaskEnvelope> awaited = f.awaitedIn(lane);
-      switch (config.deadlockPolicy()) {
+      switch (config.deadlockAction()) {
         case REPORT -> {}
         case FAIL -> {
-          LaneDeadlockException ex = new LaneDeadlockException(lane.name(),
-              String.format(Locale.ROOT,
-                  "lane \"%s\" is deadlocked: its workers wait on tasks queued behind them (%d"
-                      + " lanes in the cycle); failing the awaited task instead of hanging",
-                  lane.name(), f.lanes().size()));
           // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
           List<TaskEnvelope> claimed = lane.claimQueued(awaited);
           if (!claimed.isEmpty()) {
-            cures.add(() -> lane.failClaimed(claimed, ex));
+            cures.add(() -> lane.failClaimed(claimed));
           }
         }
         case COMPENSATE -> {
@@ -413,7 +405,7 @@ final class HealthMonitor {
     }
   }
 
-  DeadlockPolicy policy() {
-    return config.deadlockPolicy();
+  HealthSettings.DeadlockAction policy() {
+    return config.deadlockAction();
   }
 }
