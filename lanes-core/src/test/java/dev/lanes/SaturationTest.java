@@ -111,8 +111,8 @@ class SaturationTest {
   @Test
   void aFixedWaitThresholdIgnoresRunTime() throws Exception {
     Lane built = Lane.blocking("fixed", 1).ticker(clock::get)
-        .health(HealthConfig.defaults().withFixedWaitThreshold(java.time.Duration.ofSeconds(3))
-            .withHysteresis(java.time.Duration.ZERO, java.time.Duration.ZERO))
+        .saturatedWhenWaitExceeds(java.time.Duration.ofSeconds(3))
+        .saturationHysteresis(java.time.Duration.ZERO, java.time.Duration.ZERO)
         .build();
     LaneExecutor lane = (LaneExecutor) built;
     lane.onHealth(events::add);

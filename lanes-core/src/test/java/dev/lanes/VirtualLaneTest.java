@@ -61,7 +61,7 @@ class VirtualLaneTest {
       // ending for a moment, so the count of live threads settles to the cap, not at once.
       Awaitility.await().until(() -> threads.alive.get() == 5);
       assertThat(lane.stats().queued()).isEqualTo(995);
-      assertThat(lane.stats().threads()).isEqualTo(5);
+      assertThat(lane.stats().workers()).isEqualTo(5);
       release.countDown();
       CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get();
       assertThat(peakRunning.get()).as("tasks running at once").isLessThanOrEqualTo(5);
@@ -93,8 +93,8 @@ class VirtualLaneTest {
       assertThat(r1.cancel(true)).isTrue();
       assertThat(r2.cancel(true)).isTrue();
       Awaitility.await().until(() -> permits(lane) == 0);
-      assertThat(lane.stats().counts().cancelled()).isEqualTo(3);
-      assertThat(lane.stats().counts().failed()).isEqualTo(1);
+      assertThat(lane.stats().cancelled()).isEqualTo(3);
+      assertThat(lane.stats().failed()).isEqualTo(1);
     }
   }
 
@@ -115,7 +115,7 @@ class VirtualLaneTest {
           .hasMessageContaining("could not start a thread");
       assertThat(permits(lane)).isZero();
       assertThat(lane.submit(() -> 2).get()).isEqualTo(2); // the next start works
-      assertThat(lane.stats().counts().rejected(RejectReason.THREAD_START_FAILED)).isEqualTo(1);
+      assertThat(lane.stats().count(TaskOutcome.THREAD_START_FAILED)).isEqualTo(1);
       lane.close();
       Work.assertBooksBalance(lane.stats());
     }
@@ -138,10 +138,10 @@ class VirtualLaneTest {
         fs.add(lane.submit(task));
       }
       Awaitility.await().until(() -> running.get() == 2);
-      lane.setMaxConcurrency(6); // up: four more start now
+      lane.setConcurrency(6); // up: four more start now
       Awaitility.await().until(() -> running.get() == 6);
-      assertThat(lane.concurrencyLimit()).isEqualTo(6);
-      lane.setMaxConcurrency(1); // down: running tasks finish, then one at a time
+      assertThat(lane.concurrency()).isEqualTo(6);
+      lane.setConcurrency(1); // down: running tasks finish, then one at a time
       release.countDown();
       CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get();
       // After the six running ones, the remaining four ran one at a time.
