@@ -148,7 +148,7 @@ final class Deadlocks {
     if (ForeignFutures.isAvailable()) {
       List<Thread> waiters = new ArrayList<>();
       for (LaneExecutor l : stuck) {
-        for (TaskEnvelope e : l.queue.toArray(new TaskEnvelope[0])) {
+        for (TaskEnvelope e : l.queuedEnvelopes()) {
           CompletableFuture<?> f = e.future != null ? e.future : ForeignFutures.futureOf(e.source);
           waiters.clear();
           ForeignFutures.untimedWaiters(f, waiters);
@@ -222,7 +222,7 @@ final class Deadlocks {
   private static Map<String, Double> figures(Finding f, LaneExecutor l) {
     Map<String, Double> figures = new LinkedHashMap<>();
     figures.put("workers", (double) f.waits().get(l).size());
-    figures.put("queued", (double) l.queue.size());
+    figures.put("queued", (double) l.queuedCount());
     figures.put("lanesInCycle", (double) f.lanes().size());
     figures.put("awaitedHere", (double) f.awaitedIn(l).size());
     return figures;
@@ -257,6 +257,6 @@ final class Deadlocks {
                 + " queued in one of them";
     return String.format(Locale.ROOT,
         "starvation deadlock %s (%d queued in \"%s\", %d of them awaited); policy %s. Workers:%n%s",
-        where, l.queue.size(), l.name(), f.awaitedIn(l).size(), l.health.policy(), frames);
+        where, l.queuedCount(), l.name(), f.awaitedIn(l).size(), l.health.policy(), frames);
   }
 }

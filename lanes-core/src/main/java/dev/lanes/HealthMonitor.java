@@ -321,7 +321,7 @@ final class HealthMonitor {
     figures.put("thresholdMs", threshold / 1e6);
     figures.put("endedInWindow", (double) count);
     figures.put("rejectedInWindow", (double) rejectedInWindow);
-    figures.put("queued", (double) lane.queue.size());
+    figures.put("queued", (double) lane.queuedCount());
     if (rejectedInWindow > 0) {
       return LaneHealth.REJECTING;
     }

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -98,7 +97,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static final int MAX_STRIPES = 64;
 
-  /** Estimated bytes per queue slot (a reference), for the up-front memory check. */
   private static final long BYTES_PER_SLOT = 8;
 
   private final int queueCapacity;
@@ -112,7 +110,19 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final long cpuSampleNanos;
   private final OverflowPolicy overflow;
   private final ThreadFactory threadFactory;
-  final ArrayBlockingQueue<TaskEnvelope> queue;
+  /** Accepted tasks not yet started, as entries (see {@link TaskRing}). */
+  final TaskRing ring;
+  /**
+   * Entries in the ring whose task left it another way (cancelled, claimed, taken by a
+   * compensation thread). May transiently be off by one per such task in flight: the party that
+   * kills an entry adds one after its CAS, and a worker that drops that entry in between takes
+   * one away first.
+   */
+  private final AtomicInteger deadEntries = new AtomicInteger();
+  /** Tasks that never entered the ring: refused at submission, or run by their caller. */
+  private final LongAdder outsideRing = new LongAdder();
+  /** Entries appended a second time (a compaction's move, a compensation thread's give-back). */
+  private final LongAdder reappended = new LongAdder();
   private final long createdNanos;
 
   private volatile int runState = RUNNING;
@@ -125,8 +135,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final AtomicInteger liveWorkers = new AtomicInteger();
   /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
   private final AtomicInteger unfinished = new AtomicInteger();
-  /** Physical room of the queue: queueCapacity + concurrency as built. */
-  private final int queueRoom;
   private final ReentrantLock roomLock = new ReentrantLock();
   /** Signalled when a slot is given back while a caller waits (block-caller policy). */
   private final Condition roomFreed = roomLock.newCondition();
@@ -142,8 +150,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
   private final AtomicInteger spawnSeq = new AtomicInteger();
 
-  /** Task ids, from 1; also the count of submissions (every submission gets an id). */
-  private final AtomicLong taskIds = new AtomicLong();
   // Outcomes of tasks that ran are counted in the TimingBook's stripes (no atomics on the hot
   // path); these count the rare endings elsewhere.
   private final LongAdder cancelledWhileQueued = new LongAdder();
@@ -182,8 +188,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     this.queueCapacity = b.queueCapacity;
     this.decorator = decorator;
     this.exceptionHandler = b.exceptionHandler;
-    this.queueRoom = b.queueCapacity + b.concurrency;
-    this.queue = newQueue(name, queueCapacity, queueRoom);
+    this.ring = newRing(name, queueCapacity, b.queueCapacity + b.concurrency);
     this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b);
     for (TaskOutcome o : TaskOutcome.values()) {
       if (o.isRejection()) {
@@ -211,22 +216,23 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
-   * The queue preallocates its slots; a capacity the heap cannot hold fails here with the figure
-   * instead of a bare {@code OutOfMemoryError}.
+   * The ring preallocates its slots (room for every task the lane may hold, rounded up to a power
+   * of two); a capacity the heap cannot hold fails here with the figure instead of a bare {@code
+   * OutOfMemoryError}.
    */
-  private static ArrayBlockingQueue<TaskEnvelope> newQueue(String name, int queueCapacity, int room) {
+  private static TaskRing newRing(String name, int queueCapacity, int room) {
     Runtime rt = Runtime.getRuntime();
-    long needed = room * BYTES_PER_SLOT;
+    long needed = TaskRing.bytesFor(room);
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
     String advice = "lane \"" + name + "\": queueCapacity " + queueCapacity
         + " needs about " + (needed >> 20) + " MiB up front (the queue preallocates "
-        + room + " slots: queueCapacity + concurrency)";
+        + room + " slots, queueCapacity + concurrency, rounded up to a power of two)";
     if (needed > free / 2) {
       throw new IllegalArgumentException(advice + ", more than half of the " + (free >> 20)
           + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
     }
     try {
-      return new ArrayBlockingQueue<>(room);
+      return new TaskRing(room);
     } catch (OutOfMemoryError e) {
       throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
           + " queueCapacity or raise -Xmx", e);
@@ -398,12 +404,26 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
-   * Wraps a new task in its envelope (decorated, numbered, timestamped) and accepts it. {@code
-   * source} is the undecorated task given to {@code execute}, kept to reach a foreign future.
+   * Accepts a new task. A plain {@code execute(Runnable)} — no label, no decorator, not a future
+   * the JDK made — rides in the ring as it is, with its stamp beside it (no object of lanes'
+   * own); anything else is wrapped in its envelope (decorated, timestamped). {@code source} is the
+   * undecorated task given to {@code execute}, kept to reach a foreign future.
    */
   private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
-        TaskEnvelope.Timed timed = null;
+    if (future == null && label.isEmpty() && decorator == TaskDecorator.NONE
+        && !(run instanceof CompletableFuture.AsynchronousCompletionTask)) {
+      long now = ticker.read();
+      if (runState == RUNNING && tryAdmit() && append(run, now) >= 0) {
+        afterAppend(run);
+        return;
+      }
+      TaskEnvelope e = new TaskEnvelope(this, run, null, "", 0, now);
+      e.source = run;
+      acceptSlowly(e);
+      return;
+    }
+    TaskEnvelope.Timed timed = null;
     Runnable work = run;
     if (decorator != TaskDecorator.NONE) {
       timed = new TaskEnvelope.Timed(run, ticker);
@@ -413,34 +433,198 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             "lane \"" + name + "\": the task decorator returned null; nothing was accepted");
       }
     }
-    TaskEnvelope e =
-        new TaskEnvelope(this, work, future, label, taskIds.incrementAndGet(), ticker.read());
+    TaskEnvelope e = new TaskEnvelope(this, work, future, label, 0, ticker.read());
     e.source = source;
     e.timed = timed;
     if (future != null) {
       future.envelope = e;
     }
-    accept(e);
+    if (runState == RUNNING && tryAdmit() && append(e, e.acceptedNanos) >= 0) {
+      afterAppend(e);
+      return;
+    }
+    acceptSlowly(e);
   }
 
-  private void accept(TaskEnvelope t) {
+  /** A task the lane had no room for at once, or refuses: the overflow policy decides. */
+  private void acceptSlowly(TaskEnvelope t) {
     if (runState != RUNNING) {
+      outsideRing.increment();
       reject(t, TaskOutcome.SHUTDOWN);
     }
-    if (!(tryAdmit() && enqueue(t))) {
-      if (!overflow(t)) {
-        return; // ran on the caller
+    if (overflow(t)) {
+      afterAppend(t);
+    }
+  }
+
+  /**
+   * Appends an admitted entry (its slot already taken); returns its position, or -1 with the slot
+   * given back if the ring has no physical room even after dropping dead entries (only on a lane
+   * whose concurrency was raised above the one it was built with).
+   */
+  private long append(Object entry, long stamp) {
+    for (int attempt = 0; ; attempt++) {
+      long pos = ring.offer(entry, stamp);
+      if (pos >= 0) {
+        return pos;
+      }
+      if (deadEntries.get() <= 0 || attempt > 2 || !compact()) {
+        releaseSlot();
+        return -1;
       }
     }
-    if (runState != RUNNING && queue.remove(t)) {
-      // Raced with shutdown: take the task back rather than strand it in a queue nobody drains.
-      releaseSlot();
-      tryTerminate(); // shutdown may have seen this task queued and left termination to us
-      reject(t, TaskOutcome.SHUTDOWN);
+  }
+
+  /**
+   * Makes room in a ring that dead entries have filled (cancelled or claimed tasks that no worker
+   * has reached, because every worker is busy): moves entries from the head to the tail, dropping
+   * the dead ones, until one dead entry is gone. The live entries moved keep their order among
+   * themselves; a task appended meanwhile by another submitter may land between them. Rare: it
+   * needs as many dead entries as the ring has spare slots. Returns true if it dropped one.
+   */
+  private boolean compact() {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    int moves = ring.capacity();
+    for (int i = 0; i < moves; i++) {
+      Object x = ring.poll(tk);
+      if (x == null) {
+        return true; // emptied meanwhile: there is room
+      }
+      if (x instanceof TaskEnvelope e && e.state() != TaskEnvelope.QUEUED) {
+        deadEntries.decrementAndGet();
+        return true;
+      }
+      if (ring.offer(x, tk.stamp) < 0) {
+        // Another submitter took the freed slot: x has its admission slot, so put it back
+        // wherever there is room as soon as there is (a worker frees one).
+        while (ring.offer(x, tk.stamp) < 0) {
+          Thread.onSpinWait();
+        }
+      }
+      reappended.increment();
+    }
+    return false;
+  }
+
+  /**
+   * After an entry was appended: wakes an idle worker (or, on a virtual lane, starts one), and
+   * handles a shutdown that raced with the submission, so no task is stranded in a ring nobody
+   * drains.
+   */
+  private void afterAppend(Object entry) {
+    if (runState != RUNNING) {
+      appendedDuringShutdown(entry);
+      return;
     }
     if (elastic) {
-      dispatch();
+      if (!ring.wakeIdle()) {
+        dispatch();
+      }
+    } else {
+      ring.wakeIdle();
     }
+  }
+
+  private void appendedDuringShutdown(Object entry) {
+    if (runState == SHUTDOWN) {
+      // The lane still runs what it accepted: make sure some worker is there to drain the ring.
+      ring.wakeIdle();
+      tryTerminate();
+      if (elastic) {
+        dispatch();
+      }
+      return;
+    }
+    // STOP: shutdownNow drained the ring before this entry (or beside it); nobody runs it now.
+    TaskRing.Taken tk = new TaskRing.Taken();
+    boolean mine = false;
+    Object x;
+    while ((x = ring.pollClaimed(tk)) != null) {
+      TaskEnvelope e = ownedEnvelope(x, tk);
+      if (e == null) {
+        continue; // a dead entry
+      }
+      releaseSlot();
+      rejected.get(TaskOutcome.SHUTDOWN).increment();
+      if (x == entry) {
+        mine = true; // the caller hears of it below
+      } else {
+        LaneRejectedException ex = new LaneRejectedException(
+            name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
+        if (e.future != null) {
+          e.future.fail(ex);
+        } else {
+          endForeign(e, ex);
+        }
+      }
+      publish(e, "", -1, ticker.read(), -1, TaskOutcome.SHUTDOWN);
+    }
+    tryTerminate();
+    if (mine) {
+      throw new LaneRejectedException(
+          name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
+    }
+  }
+
+  /**
+   * The envelope of an entry just taken from the ring, owned by the caller: the entry's own
+   * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
+   * for a plain entry (slow paths only; workers use their scratch envelope).
+   */
+  private TaskEnvelope ownedEnvelope(Object x, TaskRing.Taken tk) {
+    if (x instanceof TaskEnvelope e) {
+      if (!e.tryTake()) {
+        deadEntries.decrementAndGet();
+        return null;
+      }
+      return e;
+    }
+    Runnable run = (Runnable) x;
+    TaskEnvelope e = new TaskEnvelope(this, run, null, "", tk.position + 1, tk.stamp);
+    e.source = run;
+    return e;
+  }
+
+  /** Takes the oldest live entry for a worker: its envelope (owned) or a plain task; or null. */
+  private Object takeLive(TaskRing.Taken tk) {
+    for (; ; ) {
+      Object x = ring.poll(tk);
+      if (x == null) {
+        return null;
+      }
+      if (x instanceof TaskEnvelope e) {
+        if (!e.tryTake()) {
+          deadEntries.decrementAndGet();
+          continue;
+        }
+        e.id = tk.position + 1;
+      }
+      return x;
+    }
+  }
+
+  /** The envelopes queued now (a racy scan, for the deadlock analysis). */
+  List<TaskEnvelope> queuedEnvelopes() {
+    List<TaskEnvelope> out = new ArrayList<>();
+    ring.forEachEntry(x -> {
+      if (x instanceof TaskEnvelope e && e.state() == TaskEnvelope.QUEUED) {
+        out.add(e);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Every submission: entries the ring took (less second appends of the same task) plus tasks
+   * that never entered it. No counter of its own on the hot path.
+   */
+  long submittedCount() {
+    return ring.appended() - reappended.sum() + outsideRing.sum();
+  }
+
+  /** Tasks queued now: ring entries less the dead ones; approximate under concurrency. */
+  int queuedCount() {
+    return Math.max(0, ring.size() - Math.max(0, deadEntries.get()));
   }
 
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
@@ -466,16 +650,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-  /**
-   * Queues an admitted task; false (slot given back) only if the queue's array is full, which
-   * happens only on a virtual lane whose cap was raised above the one it was built with.
-   */
+  /** Appends an admitted envelope; false (slot given back) if the ring has no room. */
   private boolean enqueue(TaskEnvelope t) {
-    if (queue.offer(t)) {
-      return true;
-    }
-    releaseSlot();
-    return false;
+    return append(t, t.acceptedNanos) >= 0;
   }
 
   /** Gives back the slot of a task that ended or left the queue for good. */
@@ -494,19 +671,26 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
   private boolean overflow(TaskEnvelope t) {
     switch (overflow.kind()) {
-      case REJECT -> reject(t, TaskOutcome.QUEUE_FULL);
+      case REJECT -> {
+        outsideRing.increment();
+        reject(t, TaskOutcome.QUEUE_FULL);
+      }
       case CALLER_RUNS -> {
+        outsideRing.increment();
         runTask(null, t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
         if (!awaitRoom(t, overflow.timeout().toNanos())) {
+          outsideRing.increment();
           reject(t, runState != RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
         }
       }
       case DISCARD_OLDEST -> {
+        TaskRing.Taken tk = new TaskRing.Taken();
         for (; ; ) {
           if (runState != RUNNING) {
+            outsideRing.increment();
             reject(t, TaskOutcome.SHUTDOWN);
           }
           if (tryAdmit()) {
@@ -515,15 +699,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             }
             continue;
           }
-          TaskEnvelope victim = queue.poll();
+          Object x = ring.poll(tk);
+          TaskEnvelope victim = x == null ? null : ownedEnvelope(x, tk);
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile
             dropped(victim, TaskOutcome.DISCARDED_OLDEST);
-            if (queue.offer(t)) {
+            if (ring.offer(t, t.acceptedNanos) >= 0) {
               break;
             }
             releaseSlot();
-          } else {
+          } else if (x == null) {
             Thread.onSpinWait(); // every slot is a running task or one being queued: brief
           }
         }
@@ -564,7 +749,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private void reject(TaskEnvelope t, TaskOutcome reason) {
     rejected.get(reason).increment();
     publish(t, "", -1, ticker.read(), -1, reason);
-    throw new LaneRejectedException(name, reason, queueCapacity, queue.size(), running());
+    throw new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
   }
 
   /**
@@ -577,7 +762,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       victim.future.cancel(false);
     } else {
       endForeign(victim, new LaneRejectedException(
-          name, reason, queueCapacity, queue.size(), running()));
+          name, reason, queueCapacity, queuedCount(), running()));
     }
     publish(victim, "", -1, ticker.read(), -1, reason);
   }
@@ -593,8 +778,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-  /** Called by an envelope whose future was cancelled and which it took out of the queue. */
+  /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
   void cancelledWhileQueued(TaskEnvelope t) {
+    deadEntries.incrementAndGet();
     releaseSlot();
     cancelledWhileQueued.increment();
     publish(t, "", -1, ticker.read(), -1, TaskOutcome.CANCELLED);
@@ -607,7 +793,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Starts virtual threads for queued tasks while permits are free. */
   private void dispatch() {
-    while (permits.get() < concurrency && runState < STOP && !queue.isEmpty()) {
+    while (permits.get() < concurrency && runState < STOP && ring.hasClaimed()) {
       if (!tryAcquirePermit()) {
         return;
       }
@@ -635,7 +821,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private boolean releasePermitAndRecheck(Worker w) {
     w.holdsPermit = false;
     permits.decrementAndGet();
-    if (runState < STOP && !queue.isEmpty() && tryAcquirePermit()) {
+    if (runState < STOP && ring.hasClaimed() && tryAcquirePermit()) {
       w.holdsPermit = true;
       return true;
     }
@@ -669,9 +855,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         break;
       }
     }
-    for (Worker w : workers) {
-      w.interruptIfIdle(); // an idle worker re-checks whether it is one too many
-    }
+    ring.wakeAll(); // an idle worker re-checks whether it is one too many
   }
 
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
@@ -705,12 +889,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** A queued task could not get a thread: fail it rather than strand it. */
   private void failOneQueued(TaskOutcome reason) {
-    TaskEnvelope t = queue.poll();
+    TaskRing.Taken tk = new TaskRing.Taken();
+    TaskEnvelope t = null;
+    for (Object x; t == null && (x = ring.poll(tk)) != null; ) {
+      t = ownedEnvelope(x, tk);
+    }
     if (t != null) {
       releaseSlot();
       rejected.get(reason).increment();
       LaneRejectedException ex =
-          new LaneRejectedException(name, reason, queueCapacity, queue.size(), running());
+          new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
       if (t.future != null) {
         t.future.fail(ex);
       } else {
@@ -761,10 +949,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
       return;
     }
-    if (!queue.remove(awaited)) {
+    if (!awaited.tryTake()) {
       compensationWorkers.decrementAndGet(); // started or handled meanwhile
       return;
     }
+    deadEntries.incrementAndGet(); // its ring entry
     Worker w = new Worker(this, Worker.Kind.COMPENSATION, spawnSeq.getAndIncrement() % timings.stripeCount());
     w.assigned = awaited;
     ThreadFactory f =
@@ -781,10 +970,26 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       workers.remove(w);
       liveWorkers.decrementAndGet();
       compensationWorkers.decrementAndGet();
-      queue.offer(awaited); // back in line: it still holds its slot, so there is room
+      giveBack(awaited); // back in line: it still holds its slot
       LOG.log(System.Logger.Level.WARNING,
           "lane \"" + name + "\": could not start a compensation thread", e);
     }
+  }
+
+  /**
+   * Puts a task taken from the ring (by a compensation thread that could not start or died first)
+   * back at its end; it still holds its admission slot, so room appears as soon as workers take
+   * entries or dead ones are dropped.
+   */
+  private void giveBack(TaskEnvelope e) {
+    e.backToQueue();
+    reappended.increment();
+    while (ring.offer(e, e.acceptedNanos) < 0) {
+      if (!compact()) {
+        Thread.onSpinWait();
+      }
+    }
+    afterAppend(e);
   }
 
   void runWorker(Worker w) {
@@ -833,7 +1038,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       TaskEnvelope never = w.assigned; // the thread died before it took its task
       if (never != null) {
         w.assigned = null;
-        queue.offer(never); // still holds its slot
+        giveBack(never); // still holds its slot
       }
     }
     if (w.holdsPermit) {
@@ -879,7 +1084,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     int rs = runState;
     if (dead.kind == Worker.Kind.CORE
         && coreWorkers.get() < concurrency
-        && (rs == RUNNING || (rs == SHUTDOWN && !queue.isEmpty()))) {
+        && (rs == RUNNING || (rs == SHUTDOWN && ring.hasClaimed()))) {
       startCoreWorker(dead.stripe);
     } else if (dead.kind == Worker.Kind.ELASTIC) {
       dispatch();
@@ -895,72 +1100,75 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
+  /**
+   * How long an idle virtual-lane worker keeps its permit, parked in the ring, before it gives the
+   * permit back and its thread ends: while tasks keep coming, the lane reuses its threads instead
+   * of starting one per burst.
+   */
+  static final long KEEP_ALIVE_NANOS =
+      TimeUnit.MICROSECONDS.toNanos(Long.getLong("lanes.virtualKeepAliveMicros", 200));
+
   private void coreLoop(Worker w) {
+    TaskRing.Taken tk = w.taken;
     long lastEnd = -1;
     for (; ; ) {
       if (coreWorkers.get() > concurrency && retireIfSurplus(w)) {
         return;
       }
-      TaskEnvelope t = runState >= STOP ? null : queue.poll();
-      if (t == null) {
-        t = awaitTask(w);
-        if (t == null) {
-          return;
+      int rs = runState;
+      if (rs >= STOP) {
+        return;
+      }
+      Object x = takeLive(tk);
+      if (x == null) {
+        if (rs >= SHUTDOWN) {
+          if (!ring.hasClaimed()) {
+            return; // drained
+          }
+          Thread.onSpinWait(); // an entry is being published
+          continue;
         }
+        ring.await(w, -1);
         lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
         w.lastCpu = -1;
+        continue;
       }
-      lastEnd = runTask(w, t, lastEnd);
-    }
-  }
-
-  private TaskEnvelope awaitTask(Worker w) {
-    for (; ; ) {
-      int rs = runState;
-      if (rs >= STOP || (rs >= SHUTDOWN && queue.isEmpty())) {
-        return null;
-      }
-      TaskEnvelope t = null;
-      if (rs == RUNNING) {
-        if (retireIfSurplus(w)) {
-          return null;
-        }
-        w.markIdle();
-        if (runState == RUNNING) {
-          try {
-            t = queue.take();
-          } catch (InterruptedException e) {
-            // shutdown woke us: loop to re-check the state
-          }
-        }
-        w.markBusy();
-      } else {
-        // Shutting down: never block, or a task taken back by its submitter (or cancelled)
-        // after we looked could leave us waiting on an empty queue forever.
-        t = queue.poll();
-      }
-      if (t != null) {
-        return t;
-      }
+      lastEnd = runEntry(w, x, tk, lastEnd);
     }
   }
 
   private void elasticLoop(Worker w) {
+    TaskRing.Taken tk = w.taken;
     long lastEnd = -1;
     for (; ; ) {
-      TaskEnvelope t = runState >= STOP ? null : queue.poll();
-      if (t == null) {
+      Object x = runState >= STOP ? null : takeLive(tk);
+      if (x == null) {
+        if (runState == RUNNING && ring.await(w, KEEP_ALIVE_NANOS)) {
+          lastEnd = -1; // keeps its permit: tasks keep coming
+          continue;
+        }
         if (!releasePermitAndRecheck(w)) {
           return;
         }
         lastEnd = -1;
         continue;
       }
-      lastEnd = runTask(w, t, lastEnd);
+      lastEnd = runEntry(w, x, tk, lastEnd);
       if (permits.get() > concurrency && !releasePermitAndRecheck(w)) {
         return; // the cap was lowered: this permit goes
       }
     }
+  }
+
+  /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
+  private long runEntry(Worker w, Object x, TaskRing.Taken tk, long lastEnd) {
+    if (x instanceof TaskEnvelope e) {
+      return runTask(w, e, lastEnd);
+    }
+    TaskEnvelope scratch = w.scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
+    long end = runTask(w, scratch, lastEnd);
+    scratch.clearPlain(); // (left in place if the worker dies: its exit path reads it)
+    return end;
   }
 
   /**
@@ -1267,8 +1475,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * queue. Approximate under concurrent submission: the head may be taken while it is read.
    */
   long oldestQueuedNanos(long now) {
-    TaskEnvelope head = queue.peek();
-    return head == null ? 0 : Math.max(0, now - head.acceptedNanos);
+    TaskRing.Taken tk = new TaskRing.Taken();
+    Object head = ring.peek(tk);
+    return head == null ? 0 : Math.max(0, now - tk.stamp);
   }
 
   long[] timingSums() {
@@ -1297,10 +1506,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         rs == TERMINATED,
         health.state(),
         now - createdNanos,
-        taskIds.get(),
+        submittedCount(),
         started,
         ended,
-        queue.size(),
+        queuedCount(),
         oldestQueuedNanos(now),
         running,
         elastic ? permits.get() : liveWorkers.get(),
@@ -1328,9 +1537,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   public void shutdown() {
     advanceState(SHUTDOWN);
     wakeBlockedCallers();
-    for (Worker w : workers) {
-      w.interruptIfIdle();
-    }
+    ring.wakeAll(); // idle workers drain what is left and leave
     tryTerminate();
   }
 
@@ -1348,9 +1555,15 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     for (Worker w : workers) {
       w.interruptNow();
     }
+    ring.wakeAll();
     List<Runnable> never = new ArrayList<>();
-    TaskEnvelope t;
-    while ((t = queue.poll()) != null) {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    Object x;
+    while ((x = ring.pollClaimed(tk)) != null) {
+      TaskEnvelope t = ownedEnvelope(x, tk);
+      if (t == null) {
+        continue; // a dead entry
+      }
       releaseSlot();
       returned.increment();
       if (t.future != null) {
@@ -1391,15 +1604,19 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (rs == RUNNING || rs == TERMINATED) {
       return;
     }
-    if (rs == SHUTDOWN && !queue.isEmpty()) {
+    if (rs == SHUTDOWN && ring.hasClaimed()) {
       if (!elastic) {
-        return; // core workers drain it
+        if (liveWorkers.get() == 0) {
+          // an entry appended as the last worker left: start one to drain it
+          startCoreWorker(spawnSeq.getAndIncrement() % timings.stripeCount());
+        }
+        return; // core workers drain it, and try again when they leave
       }
       dispatch();
-      if (!queue.isEmpty() || permits.get() != 0) {
+      if (ring.hasClaimed() || permits.get() != 0) {
         return; // a worker will drain it and try again when it leaves
       }
-      // the queue emptied meanwhile (cancelled or taken back) and nobody runs: terminate
+      // the ring emptied meanwhile and nobody runs: terminate
     }
     if (liveWorkers.get() != 0 || (elastic && permits.get() != 0)) {
       return;
@@ -1409,7 +1626,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (runState != TERMINATED
           && liveWorkers.get() == 0
           && (!elastic || permits.get() == 0)
-          && (runState == STOP || queue.isEmpty())) {
+          && (runState == STOP || !ring.hasClaimed())) {
         runState = TERMINATED;
         terminatedCondition.signalAll();
         health.unregister();
@@ -1493,7 +1710,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   List<TaskEnvelope> claimQueued(List<TaskEnvelope> awaited) {
     List<TaskEnvelope> claimed = new ArrayList<>(awaited.size());
     for (TaskEnvelope e : awaited) {
-      if (queue.remove(e)) { // else started or handled meanwhile
+      if (e.tryKill()) { // else started or handled meanwhile
+        deadEntries.incrementAndGet(); // its ring entry
         claimed.add(e);
       }
     }
@@ -1509,7 +1727,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       releaseSlot();
       rejected.get(TaskOutcome.DEADLOCK).increment();
       LaneRejectedException ex = new LaneRejectedException(
-          name, TaskOutcome.DEADLOCK, queueCapacity, queue.size(), running());
+          name, TaskOutcome.DEADLOCK, queueCapacity, queuedCount(), running());
       if (e.future != null) {
         e.future.fail(ex);
       } else {
@@ -1525,7 +1743,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public String toString() {
     return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + concurrency
-        + ", queued " + queue.size() + "/" + queueCapacity + ", running " + running()
-        + ", submitted " + taskIds.get() + ", rejected " + rejectedCount() + "]";
+        + ", queued " + queuedCount() + "/" + queueCapacity + ", running " + running()
+        + ", submitted " + submittedCount() + ", rejected " + rejectedCount() + "]";
   }
 }

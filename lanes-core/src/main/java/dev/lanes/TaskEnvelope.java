@@ -7,18 +7,16 @@ import java.lang.invoke.VarHandle;
  * One accepted task on its way through a lane: what to run, its label, id and acceptance time, and
  * its future (null for {@code execute}).
  *
- * <p><b>Concurrency design.</b> Ownership of a queued task goes to whoever takes it out of the
- * lane's queue — a worker's {@code poll}, or a {@code remove} by a canceller, a submitter taking
- * its task back, {@code shutdownNow}, discard-oldest or the deadlock breaker. The queue's lock
- * makes that exactly one party, and that party counts the task, so counts never double and no
- * compare-and-set is needed on the hot path.
- *
- * <p>{@code state} matters only for tasks with a future, to interrupt a running task on {@code
- * cancel(true)} without the interrupt reaching the next task on the same thread:
+ * <p><b>Concurrency design.</b> Ownership of a queued task goes to the one party whose CAS moves
+ * {@code state} out of QUEUED: a worker that took the entry from the ring, a canceller, the
+ * deadlock breaker, or a compensation thread. That party counts the task, so counts never double.
+ * An entry whose task left QUEUED another way stays in the {@link TaskRing} as a dead entry until
+ * someone takes it, sees the CAS fail, and drops it (the lane counts dead entries).
  *
  * <pre>
- *   QUEUED ──worker starts it──▶ RUNNING ──▶ DONE
- *                                   └─ INTERRUPTING ─▶ INTERRUPTED (cancel(true) while running)
+ *   QUEUED ──taken from the ring──▶ TAKEN ──starts──▶ RUNNING ──▶ DONE
+ *     │                                                  └─ INTERRUPTING ─▶ INTERRUPTED
+ *     └──cancelled / claimed while queued──▶ DEAD              (cancel(true) while running)
  * </pre>
  *
  * The worker publishes RUNNING (after writing {@code runner}) with a release store; a canceller
@@ -30,10 +28,12 @@ import java.lang.invoke.VarHandle;
  */
 final class TaskEnvelope implements Runnable {
   static final int QUEUED = 0;
-  static final int RUNNING = 1;
-  static final int INTERRUPTING = 2;
-  static final int INTERRUPTED = 3;
-  static final int DONE = 4;
+  static final int TAKEN = 1;
+  static final int RUNNING = 2;
+  static final int INTERRUPTING = 3;
+  static final int INTERRUPTED = 4;
+  static final int DONE = 5;
+  static final int DEAD = 6;
 
   private static final VarHandle STATE;
 
@@ -46,11 +46,14 @@ final class TaskEnvelope implements Runnable {
   }
 
   final LaneExecutor lane;
-  final Runnable work;
-  final LaneFuture<?> future;
-  final String label;
-  final long id;
-  final long acceptedNanos;
+  // Not final only so that a worker's scratch envelope can be refilled (see Worker#scratch); an
+  // envelope that goes through the ring is written once, before the ring's release store.
+  Runnable work;
+  LaneFuture<?> future;
+  String label;
+  /** Position in the ring + 1 (set when appended), or 0 if it never entered the ring. */
+  long id;
+  long acceptedNanos;
   /**
    * The thread running the task. A plain field: written before the release store of RUNNING, and
    * read only by a canceller whose CAS from RUNNING saw that store.
@@ -84,11 +87,46 @@ final class TaskEnvelope implements Runnable {
     this.acceptedNanos = acceptedNanos;
   }
 
+  /** An envelope a worker refills for each plain entry it takes. */
+  static TaskEnvelope scratch(LaneExecutor lane) {
+    return new TaskEnvelope(lane, null, null, "", 0, 0);
+  }
+
+  /** Refills a worker's scratch envelope for a plain entry (owned by that worker: TAKEN). */
+  TaskEnvelope fillPlain(Runnable task, long acceptedNanos, long id) {
+    this.work = task;
+    this.source = task;
+    this.acceptedNanos = acceptedNanos;
+    this.id = id;
+    return this;
+  }
+
+  /** Forgets a scratch envelope's task once it ended. */
+  void clearPlain() {
+    this.work = null;
+    this.source = null;
+  }
+
   int state() {
     return state;
   }
 
-  /** The worker that took this task from the queue starts it (futures only). */
+  /** Takes ownership of a queued task (the ring entry becomes dead if this is not its taker). */
+  boolean tryTake() {
+    return STATE.compareAndSet(this, QUEUED, TAKEN);
+  }
+
+  /** Ends a queued task here: cancelled or claimed (its ring entry is dead from now on). */
+  boolean tryKill() {
+    return STATE.compareAndSet(this, QUEUED, DEAD);
+  }
+
+  /** Back in the ring after a compensation thread could not run it (before it is appended). */
+  void backToQueue() {
+    state = QUEUED;
+  }
+
+  /** The worker that took this task starts it. */
   void markRunning(Thread thread) {
     runner = thread;
     STATE.setRelease(this, RUNNING);
@@ -96,7 +134,7 @@ final class TaskEnvelope implements Runnable {
 
   /** Called by the future after it was cancelled. */
   void onFutureCancelled(boolean mayInterruptIfRunning) {
-    if (lane.queue.remove(this)) {
+    if (tryKill()) {
       lane.cancelledWhileQueued(this);
     } else if (mayInterruptIfRunning) {
       interruptIfRunning();
@@ -121,6 +159,11 @@ final class TaskEnvelope implements Runnable {
 
   /** The worker's end of the run; absorbs an interrupt aimed at this task. */
   void finishRun(boolean keepInterrupt) {
+    if (state == TAKEN) {
+      state = DONE; // never started (a decorator that did not run it): no interrupt can be aimed
+      runner = null;
+      return;
+    }
     if (!STATE.compareAndSet(this, RUNNING, DONE)) {
       while (state == INTERRUPTING) {
         Thread.onSpinWait();

@@ -9,11 +9,9 @@ import java.lang.invoke.VarHandle;
  * lane (started with a permit, runs queued tasks back to back, ends when the queue is empty), and
  * a <em>compensation</em> worker (a temporary extra thread added to break a starvation deadlock).
  *
- * <p><b>Concurrency design.</b> {@code phase} protects core workers from stray interrupts: a
- * worker publishes IDLE before it blocks on the queue, and {@code shutdown} interrupts only a
- * worker it moves IDLE → INTERRUPTING by CAS. A worker waking up moves IDLE → BUSY; if it loses
- * that CAS, it waits for INTERRUPTED and clears the flag before it runs anything, so shutdown's
- * interrupt can never land in a task. {@code waitingOn} (and {@code waitTimed}, written before it)
+ * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} ({@code idle},
+ * {@code nextIdle}, guarded by the ring's idle lock) and is woken by an unpark, never by an
+ * interrupt, so nothing has to keep a shutdown's interrupt out of the next task. {@code waitingOn} (and {@code waitTimed}, written before it)
  * is read by the deadlock detector without locks (a racy but safe view: it only reads it).
  *
  * <p><b>Failure model.</b> A worker whose loop ends by an exception or error (from lanes' own
@@ -24,18 +22,11 @@ import java.lang.invoke.VarHandle;
  * {@link #exited} makes that exit happen once.
  */
 final class Worker implements Runnable {
-  static final int BUSY = 0;
-  static final int IDLE = 1;
-  static final int INTERRUPTING = 2;
-  static final int INTERRUPTED = 3;
-
-  private static final VarHandle PHASE;
   private static final VarHandle RUNNING_TASK;
   private static final VarHandle EXITED;
 
   static {
     try {
-      PHASE = MethodHandles.lookup().findVarHandle(Worker.class, "phase", int.class);
       RUNNING_TASK = MethodHandles.lookup().findVarHandle(Worker.class, "runningTask", int.class);
       EXITED = MethodHandles.lookup().findVarHandle(Worker.class, "exited", int.class);
     } catch (ReflectiveOperationException e) {
@@ -73,8 +64,21 @@ final class Worker implements Runnable {
   /** A compensation worker's one task (claimed from the queue before the thread started). */
   volatile TaskEnvelope assigned;
 
-  @SuppressWarnings("unused") // accessed through PHASE
-  private volatile int phase;
+  /** Parked in the ring's idle stack; cleared by whoever wakes it (under the ring's idle lock). */
+  volatile boolean idle;
+
+  /** Next idle worker in the ring's stack; guarded by the ring's idle lock. */
+  Worker nextIdle;
+
+  /** Where this worker's ring takes leave an entry's stamp and position. */
+  final TaskRing.Taken taken = new TaskRing.Taken();
+
+  /**
+   * Reused for every plain entry this worker takes (a task given to {@code execute} that rides in
+   * the ring without an object of its own), so that the run path has one shape; never escapes
+   * the task's run.
+   */
+  final TaskEnvelope scratch;
 
   /** 1 while this worker runs a task; written by the worker with release stores (no fence). */
   @SuppressWarnings("unused") // accessed through RUNNING_TASK
@@ -93,6 +97,7 @@ final class Worker implements Runnable {
     this.lane = lane;
     this.kind = kind;
     this.stripe = stripe;
+    this.scratch = TaskEnvelope.scratch(lane);
   }
 
   @Override
@@ -122,37 +127,6 @@ final class Worker implements Runnable {
 
   boolean isRunningTask() {
     return (int) RUNNING_TASK.getAcquire(this) == 1;
-  }
-
-  void markIdle() {
-    phase = IDLE;
-  }
-
-  /** Back from the queue: absorb a shutdown interrupt that was aimed at the idle worker. */
-  void markBusy() {
-    if (!PHASE.compareAndSet(this, IDLE, BUSY)) {
-      while (phase == INTERRUPTING) {
-        Thread.onSpinWait();
-      }
-      Thread.interrupted();
-      phase = BUSY;
-    }
-  }
-
-  /** Interrupts the worker only if it is idle on the queue; true if it did. */
-  boolean interruptIfIdle() {
-    if (PHASE.compareAndSet(this, IDLE, INTERRUPTING)) {
-      try {
-        Thread t = thread;
-        if (t != null) {
-          t.interrupt();
-        }
-      } finally {
-        phase = INTERRUPTED;
-      }
-      return true;
-    }
-    return false;
   }
 
   void interruptNow() {
