@@ -95,7 +95,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   static final int STOP = 2;
   static final int TERMINATED = 3;
 
-  private static final int MAX_STRIPES = 64;
+  /** Most single-writer tallies a lane keeps (see {@link TimingBook}). */
+  private static final int MAX_TALLIES = 64;
 
   private static final long BYTES_PER_SLOT = 8;
 
@@ -196,16 +197,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
     }
     this.createdNanos = ticker.read();
-    int stripes =
-        elastic
-            ? Math.min(MAX_STRIPES, Integer.highestOneBit(Math.max(1, 2 * cores()) - 1) << 1)
-            : Math.min(MAX_STRIPES, b.concurrency);
-    this.timings = new TimingBook(Math.max(1, stripes), b.statsInterval.toNanos(), createdNanos);
+    // One tally per worker that may run at once (a thread beyond them records under a lock).
+    int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
+    this.timings = new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos);
     this.health = new HealthMonitor(this, b.health());
     this.blockingTaskWc = Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores());
     if (!elastic) {
       for (int i = 0; i < b.concurrency; i++) {
-        if (!startCoreWorker(i % timings.stripeCount())) {
+        if (!startCoreWorker()) {
           shutdownNow();
           throw new IllegalStateException(
               "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + b.concurrency);
@@ -220,6 +219,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * of two); a capacity the heap cannot hold fails here with the figure instead of a bare {@code
    * OutOfMemoryError}.
    */
+  private static final long SMALL_RING_BYTES = 8L << 20;
+
   private static TaskRing newRing(String name, int queueCapacity, int room) {
     Runtime rt = Runtime.getRuntime();
     long needed = TaskRing.bytesFor(room);
@@ -227,7 +228,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     String advice = "lane \"" + name + "\": queueCapacity " + queueCapacity
         + " needs about " + (needed >> 20) + " MiB up front (the queue preallocates "
         + room + " slots, queueCapacity + concurrency, rounded up to a power of two)";
-    if (needed > free / 2) {
+    // Small rings just allocate (free memory before a collection says little about them).
+    if (needed > SMALL_RING_BYTES && needed > free / 2) {
       throw new IllegalArgumentException(advice + ", more than half of the " + (free >> 20)
           + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
     }
@@ -797,7 +799,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (!tryAcquirePermit()) {
         return;
       }
-      Worker w = new Worker(this, Worker.Kind.ELASTIC, spawnSeq.getAndIncrement() & (timings.stripeCount() - 1));
+      Worker w = new Worker(this, Worker.Kind.ELASTIC);
       w.holdsPermit = true;
       if (!startWorker(w)) {
         // A worker that is still running will take the queued tasks (it re-checks the queue
@@ -851,7 +853,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (c >= concurrency) {
         break;
       }
-      if (!startCoreWorker(spawnSeq.getAndIncrement() % timings.stripeCount())) {
+      if (!startCoreWorker()) {
         break;
       }
     }
@@ -859,9 +861,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
-  private boolean startCoreWorker(int stripe) {
+  private boolean startCoreWorker() {
     coreWorkers.incrementAndGet();
-    if (startWorker(new Worker(this, Worker.Kind.CORE, stripe))) {
+    if (startWorker(new Worker(this, Worker.Kind.CORE))) {
       return true;
     }
     coreWorkers.decrementAndGet();
@@ -954,7 +956,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       return;
     }
     deadEntries.incrementAndGet(); // its ring entry
-    Worker w = new Worker(this, Worker.Kind.COMPENSATION, spawnSeq.getAndIncrement() % timings.stripeCount());
+    Worker w = new Worker(this, Worker.Kind.COMPENSATION);
     w.assigned = awaited;
     ThreadFactory f =
         elastic
@@ -998,6 +1000,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
     Throwable abrupt = null;
     try {
+      w.tally = timings.claim();
       WaitTracker.enter(w);
       if (cpuSampleNanos == 0) {
         w.lastCpu = CpuClock.now();
@@ -1033,6 +1036,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     TaskEnvelope t = w.current;
     w.current = null;
     workers.remove(w);
+    timings.release(w.tally);
+    w.tally = null;
     if (w.kind == Worker.Kind.COMPENSATION) {
       compensationWorkers.decrementAndGet();
       TaskEnvelope never = w.assigned; // the thread died before it took its task
@@ -1085,7 +1090,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (dead.kind == Worker.Kind.CORE
         && coreWorkers.get() < concurrency
         && (rs == RUNNING || (rs == SHUTDOWN && ring.hasClaimed()))) {
-      startCoreWorker(dead.stripe);
+      startCoreWorker();
     } else if (dead.kind == Worker.Kind.ELASTIC) {
       dispatch();
     }
@@ -1278,8 +1283,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     } else {
       outcome = TaskOutcome.COMPLETED;
     }
-    int stripe = w != null ? w.stripe : (int) (me.threadId() % timings.stripeCount());
-    timings.record(stripe, start - t.acceptedNanos, end - start, cpu, outcome.ordinal());
+    timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
+        outcome.ordinal());
     if (cpu >= 0) {
       long waiting = (end - start) - cpu;
       if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
@@ -1608,7 +1613,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (!elastic) {
         if (liveWorkers.get() == 0) {
           // an entry appended as the last worker left: start one to drain it
-          startCoreWorker(spawnSeq.getAndIncrement() % timings.stripeCount());
+          startCoreWorker();
         }
         return; // core workers drain it, and try again when they leave
       }

@@ -257,8 +257,16 @@ final class TaskRing {
     return true;
   }
 
-  /** Wakes every idle worker (shutdown, a change of concurrency). */
+  /**
+   * Bumped by {@link #wakeAll} before it wakes anyone; a worker about to park re-reads it after it
+   * announced itself idle, so a wake-all that found no idle worker is never missed (the same
+   * pairing of volatile operations as for producers, see the class comment).
+   */
+  private final AtomicInteger wakeAllEpoch = new AtomicInteger();
+
+  /** Wakes every idle worker, and every worker about to park (shutdown, a change of concurrency). */
   void wakeAll() {
+    wakeAllEpoch.incrementAndGet();
     while (wakeIdle()) {
       // each call wakes one
     }
@@ -275,6 +283,7 @@ final class TaskRing {
    * timed out with nothing claimed. Spins {@link #SPINS} times before it announces itself idle.
    */
   boolean await(Worker w, long timeoutNanos) {
+    int epoch = wakeAllEpoch.get();
     for (int i = 0; i < SPINS; i++) {
       if (hasClaimed()) {
         return true;
@@ -293,7 +302,7 @@ final class TaskRing {
     long deadline = timeoutNanos < 0 ? 0 : System.nanoTime() + timeoutNanos;
     boolean timedOut = false;
     while (w.idle) {
-      if (hasClaimed()) {
+      if (hasClaimed() || wakeAllEpoch.get() != epoch) {
         break;
       }
       if (timeoutNanos < 0) {
@@ -335,7 +344,7 @@ final class TaskRing {
         idleLock.unlock();
       }
     }
-    return !timedOut || hasClaimed();
+    return !timedOut || hasClaimed() || wakeAllEpoch.get() != epoch;
   }
 
   /**
@@ -361,5 +370,8 @@ final class TaskRing {
   static final class Taken {
     long stamp;
     long position;
+    // written per task by its worker: keep other threads' data off its cache line
+    @SuppressWarnings("unused")
+    private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14;
   }
 }

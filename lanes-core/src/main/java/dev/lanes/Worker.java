@@ -42,7 +42,8 @@ final class Worker implements Runnable {
 
   final LaneExecutor lane;
   final Kind kind;
-  final int stripe;
+  /** This worker's own timing tally (single writer), or null to record under the shared lock. */
+  TimingBook.Tally tally;
   volatile Thread thread;
   volatile LaneFuture<?> waitingOn;
   /** The wait on {@code waitingOn} has a timeout; written before {@code waitingOn}. */
@@ -84,6 +85,13 @@ final class Worker implements Runnable {
   @SuppressWarnings("unused") // accessed through RUNNING_TASK
   private int runningTask;
 
+  /**
+   * Padding: a worker's fields are written on every task, so two workers' objects (and the
+   * scratch envelope allocated beside each) must not share a cache line.
+   */
+  @SuppressWarnings("unused")
+  private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+
   /** CPU reading at the end of the previous task (every-task timing), or -1. */
   long lastCpu = -1;
 
@@ -93,10 +101,9 @@ final class Worker implements Runnable {
   /** A core worker that left because the lane's concurrency was lowered (already uncounted). */
   boolean retired;
 
-  Worker(LaneExecutor lane, Kind kind, int stripe) {
+  Worker(LaneExecutor lane, Kind kind) {
     this.lane = lane;
     this.kind = kind;
-    this.stripe = stripe;
     this.scratch = TaskEnvelope.scratch(lane);
   }
 
