@@ -66,7 +66,7 @@ class EndpointsTest {
       assertThat(m.statusCode()).isEqualTo(200);
       assertThat(m.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
       for (String name : List.of("lanes_task_wait_seconds_count", "lanes_task_run_seconds_sum", "lanes_tasks_total",
-          "lanes_queue_size_tasks", "lanes_running_tasks", "lanes_threads", "lanes_capacity_remaining_tasks",
+          "lanes_queue_size_tasks", "lanes_running_tasks", "lanes_workers_threads", "lanes_concurrency_tasks", "lanes_capacity_remaining_tasks",
           "lanes_saturated_lanes", "lanes_saturated_time_seconds_total")) {
         assertThat(m.body()).as(name).containsPattern("(?m)^" + name + "\\{[^}]*lane=\"fast\"[^}]*} ");
       }
