@@ -56,7 +56,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  */
 public final class ExecutorFactory {
 
-  /** Compensation threads of {@code lanes-deadlock-compensate} (the old HealthConfig default). */
+  /** Compensation threads of {@code lanes-deadlock-compensate} (64, as in the earlier runs). */
   static final int COMPENSATION_THREADS = 64;
 
   public static final String TPE_LBQ = "tpe-lbq";
