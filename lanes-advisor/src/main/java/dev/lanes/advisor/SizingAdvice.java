@@ -1,4 +1,6 @@
-package dev.lanes;
+package dev.lanes.advisor;
+
+import dev.lanes.LaneKind;
 
 import java.util.List;
 
@@ -12,13 +14,13 @@ import java.util.List;
  *     many are needed
  * @param samples tasks measured (for the blocking ratio: tasks with a CPU reading)
  * @param samplesNeeded the minimum the advisor wants
- * @param currentConcurrency threads or maxConcurrency now
+ * @param currentConcurrency the lane's concurrency now
  * @param recommendedConcurrency what the figures suggest
  * @param currentQueueCapacity queue capacity now
  * @param recommendedQueueCapacity from Little's law: arrival rate × acceptable wait
  * @param blockingRatio measured W/C (NaN when not measured)
  * @param utilisation measured busy fraction of the lane's threads
- * @param warnings findings that need a person (threads above cores on CPU work, a mixed lane)
+ * @param warnings findings that need a person (concurrency above cores on CPU work, a mixed lane)
  * @param reasoning the steps, in words
  */
 public record SizingAdvice(
@@ -47,7 +49,7 @@ public record SizingAdvice(
     if (!enoughData) {
       s.append("no recommendation yet. ").append(reasoning);
     } else {
-      s.append(kind == LaneKind.VIRTUAL ? "maxConcurrency " : "threads ")
+      s.append("concurrency ")
           .append(currentConcurrency)
           .append(" → ")
           .append(recommendedConcurrency)

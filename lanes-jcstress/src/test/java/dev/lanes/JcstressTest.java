@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +25,7 @@ class JcstressTest {
     Path work = Files.createDirectories(Path.of("target", "jcstress"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-cp", absoluteClassPath(),
-            "org.openjdk.jcstress.Main", "-m", "quick", "-t", "dev\\.lanes\\.internal\\..*Stress",
+            "org.openjdk.jcstress.Main", "-m", "quick", "-t", "dev\\.lanes\\..*Stress",
             "-r", work.resolve("report").toString(),
             "-jvmArgsPrepend", "--enable-native-access=ALL-UNNAMED")
         .directory(work.toFile()) // jcstress leaves its result blob in the working directory
@@ -39,7 +39,7 @@ class JcstressTest {
     String results = out.contains("RUN RESULTS:") ? out.substring(out.indexOf("RUN RESULTS:")) : out;
     System.out.println(results);
     for (String test : TESTS) {
-      assertThat(results).as("jcstress output").contains("[OK] dev.lanes.internal." + test);
+      assertThat(results).as("jcstress output").contains("[OK] dev.lanes." + test);
     }
     assertThat(results).contains("Failed tests: No matches.").contains("Error tests: No matches.");
     assertThat(p.exitValue()).isZero();

@@ -1,4 +1,4 @@
-package dev.lanes.internal;
+package dev.lanes;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
