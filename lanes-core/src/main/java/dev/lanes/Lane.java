@@ -37,7 +37,7 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
 
   /** A CPU lane: platform threads, as many as available processors unless changed. */
   static LaneBuilder cpu(String name) {
-    return LaneBuilder.start(name, LaneKind.CPU, -1);
+    return LaneBuilder.start(name, LaneKind.CPU, LaneBuilder.CORES);
   }
 
   /** A blocking lane of {@code concurrency} platform threads. */
@@ -75,6 +75,9 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
 
   /** How many tasks may wait beyond the running ones. */
   int queueCapacity();
+
+  /** What the lane does with a task that arrives when it is full. */
+  OverflowPolicy overflow();
 
   /** {@inheritDoc} The future is completed by the lane only. */
   @Override

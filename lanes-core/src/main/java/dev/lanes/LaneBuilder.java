@@ -64,9 +64,12 @@ public final class LaneBuilder {
     this.kind = Objects.requireNonNull(kind, "kind");
   }
 
+  /** Marks "as many as available processors" for {@link Lane#cpu} (a settable default). */
+  static final int CORES = Integer.MIN_VALUE;
+
   static LaneBuilder start(String name, LaneKind kind, int concurrency) {
     LaneBuilder b = new LaneBuilder(name, kind);
-    if (concurrency < 0) {
+    if (concurrency == CORES) {
       b.concurrency = Runtime.getRuntime().availableProcessors();
     } else {
       b.concurrency(concurrency);

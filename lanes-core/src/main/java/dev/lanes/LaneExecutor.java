@@ -274,6 +274,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return queueCapacity;
   }
 
+  @Override
+  public OverflowPolicy overflow() {
+    return overflow;
+  }
+
   long now() {
     return ticker.read();
   }

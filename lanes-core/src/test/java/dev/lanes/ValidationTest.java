@@ -12,6 +12,10 @@ class ValidationTest {
     assertThatThrownBy(() -> Lane.blocking("db", 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("lane \"db\": concurrency must be between 1 and 32767, was 0");
+    assertThatThrownBy(() -> Lane.blocking("db", -5))
+        .hasMessage("lane \"db\": concurrency must be between 1 and 32767, was -5");
+    assertThatThrownBy(() -> Lane.virtual("api", -1))
+        .hasMessage("lane \"api\": concurrency must be between 1 and 1000000, was -1");
     assertThatThrownBy(() -> Lane.cpu("c").concurrency(40_000))
         .hasMessage("lane \"c\": concurrency must be between 1 and 32767, was 40000");
   }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Timeout;
  * longer run: {@code java -cp <classpath> org.openjdk.jcstress.Main -m default -t dev.lanes}.
  */
 class JcstressTest {
-  private static final List<String> TESTS = List.of("IdleInterruptStress", "CancelInterruptStress");
+  private static final List<String> TESTS = List.of("CancelInterruptStress", "RingStress.Producers",
+      "RingStress.Consumers", "RingStress.HandOff",
+      "IdleWakeStress", "WakeAllStress", "TakeOrKillStress");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -25,7 +27,7 @@ class JcstressTest {
     Path work = Files.createDirectories(Path.of("target", "jcstress"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-cp", absoluteClassPath(),
-            "org.openjdk.jcstress.Main", "-m", "quick", "-t", "dev\\.lanes\\..*Stress",
+            "org.openjdk.jcstress.Main", "-v", "-m", "quick", "-t", "dev\\.lanes\\..*Stress",
             "-r", work.resolve("report").toString(),
             "-jvmArgsPrepend", "--enable-native-access=ALL-UNNAMED")
         .directory(work.toFile()) // jcstress leaves its result blob in the working directory
