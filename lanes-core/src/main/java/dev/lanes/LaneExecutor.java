@@ -1122,6 +1122,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     TaskRing.Taken tk = w.taken;
     long lastEnd = -1;
     for (; ; ) {
+      int epoch = ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
       if (coreWorkers.get() > concurrency && retireIfSurplus(w)) {
         return;
       }
@@ -1138,7 +1139,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           Thread.onSpinWait(); // an entry is being published
           continue;
         }
-        ring.await(w, -1);
+        ring.await(w, -1, epoch);
         lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
         w.lastCpu = -1;
         continue;
@@ -1151,9 +1152,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     TaskRing.Taken tk = w.taken;
     long lastEnd = -1;
     for (; ; ) {
+      int epoch = ring.epoch();
       Object x = runState >= STOP ? null : takeLive(tk);
       if (x == null) {
-        if (runState == RUNNING && ring.await(w, KEEP_ALIVE_NANOS)) {
+        if (runState == RUNNING && ring.await(w, KEEP_ALIVE_NANOS, epoch)) {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
         }

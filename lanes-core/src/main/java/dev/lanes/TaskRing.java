@@ -277,13 +277,19 @@ final class TaskRing {
     return idleCount.get();
   }
 
+  /** The wake-all epoch, to be read before the worker reads its lane's state (see await). */
+  int epoch() {
+    return wakeAllEpoch.get();
+  }
+
   /**
    * Worker side: waits until an entry may be here, a producer or {@link #wakeAll} woke this
    * worker, or {@code timeoutNanos} passed ({@code < 0}: no timeout). Returns true unless it
    * timed out with nothing claimed. Spins {@link #SPINS} times before it announces itself idle.
+   * {@code epoch} is {@link #epoch()} as read before the worker last read its lane's state, so a
+   * wake-all (which follows every change of that state) after that read is never missed.
    */
-  boolean await(Worker w, long timeoutNanos) {
-    int epoch = wakeAllEpoch.get();
+  boolean await(Worker w, long timeoutNanos, int epoch) {
     for (int i = 0; i < SPINS; i++) {
       if (hasClaimed()) {
         return true;

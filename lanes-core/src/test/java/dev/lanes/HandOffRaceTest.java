@@ -30,10 +30,15 @@ class HandOffRaceTest {
       for (int t = 0; t < (i % 4); t++) {
         lane.execute(ran::incrementAndGet);
       }
+      if (i % 2 == 0) {
+        // close just as the worker that ran this goes back to look for more
+        lane.submit(() -> {}).get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
+      }
       lane.close(); // must return: every worker drains and leaves
       assertThat(lane.isTerminated()).isTrue();
       assertThat(ran.get()).isEqualTo(i % 4);
       Work.assertBooksBalance(lane.stats());
+      assertThat(lane.stats().submitted()).isEqualTo(i % 4 + (i % 2 == 0 ? 1 : 0));
     }
   }
 
