@@ -49,7 +49,7 @@ final class Deadlocks {
   private Deadlocks() {}
 
   /** One worker's proven wait: the queued task it waits on, and how that was seen. */
-  record Wait(Worker worker, TaskEnvelope awaited, boolean viaLanesFuture) {}
+  record Wait(Worker worker, LaneFuture<?> awaited, boolean viaLanesFuture) {}
 
   /** A stuck set of lanes, with every worker's wait. */
   record Finding(Set<LaneExecutor> lanes, Map<LaneExecutor, List<Wait>> waits) {
@@ -69,8 +69,8 @@ final class Deadlocks {
     }
 
     /** The awaited tasks that sit in {@code lane}'s queue (the ones its policy may act on). */
-    List<TaskEnvelope> awaitedIn(LaneExecutor lane) {
-      Set<TaskEnvelope> out = new LinkedHashSet<>();
+    List<LaneFuture<?>> awaitedIn(LaneExecutor lane) {
+      Set<LaneFuture<?>> out = new LinkedHashSet<>();
       for (List<Wait> ws : waits.values()) {
         for (Wait w : ws) {
           if (w.awaited().lane == lane) {
@@ -84,8 +84,8 @@ final class Deadlocks {
 
   /** A worker is about to block with no timeout on {@code future}: check at once. */
   static void workerWaits(Worker w, LaneFuture<?> future) {
-    TaskEnvelope e = future.envelope;
-    if (e == null || e.state() != TaskEnvelope.QUEUED || !e.lane.noFreeCapacity()) {
+    LaneFuture<?> e = future.accepted ? future : null;
+    if (e == null || e.taskState() != LaneFuture.QUEUED || !e.lane.noFreeCapacity()) {
       return; // the awaited task can still start: no cycle through it
     }
     check(HealthMonitor.registeredLanes());
@@ -144,12 +144,12 @@ final class Deadlocks {
       ForeignFutures.explainOnce(); // a lane looks stuck and we cannot read what it waits on
     }
     // Threads parked on the futures of tasks queued in those lanes.
-    Map<Thread, TaskEnvelope> parkedOn = new IdentityHashMap<>();
+    Map<Thread, LaneFuture<?>> parkedOn = new IdentityHashMap<>();
     if (ForeignFutures.isAvailable()) {
       List<Thread> waiters = new ArrayList<>();
       for (LaneExecutor l : stuck) {
-        for (TaskEnvelope e : l.queuedEnvelopes()) {
-          CompletableFuture<?> f = e.future != null ? e.future : ForeignFutures.futureOf(e.source);
+        for (LaneFuture<?> e : l.queuedEnvelopes()) {
+          CompletableFuture<?> f = e.handedOut ? e : ForeignFutures.futureOf(e.source);
           waiters.clear();
           ForeignFutures.untimedWaiters(f, waiters);
           for (Thread t : waiters) {
@@ -162,7 +162,7 @@ final class Deadlocks {
     for (LaneExecutor l : stuck) {
       List<Wait> ws = new ArrayList<>();
       for (Worker w : workersOf.get(l)) {
-        TaskEnvelope e = registeredWait(w);
+        LaneFuture<?> e = registeredWait(w);
         boolean viaLanes = e != null;
         if (e == null) {
           Thread t = w.thread;
@@ -199,13 +199,13 @@ final class Deadlocks {
   }
 
   /** The queued task a worker registered an untimed wait on, or null. */
-  private static TaskEnvelope registeredWait(Worker w) {
+  private static LaneFuture<?> registeredWait(Worker w) {
     LaneFuture<?> f = w.waitingOn;
     if (f == null || w.waitTimed || f.isDone()) {
       return null;
     }
-    TaskEnvelope e = f.envelope;
-    if (e == null || e.state() != TaskEnvelope.QUEUED) {
+    LaneFuture<?> e = f.accepted ? f : null;
+    if (e == null || e.taskState() != LaneFuture.QUEUED) {
       return null;
     }
     if (ForeignFutures.hasTimeout(f)) {

@@ -264,18 +264,18 @@ final class HealthMonitor {
       deadlockDiagnostic = diagnostic;
       deadlockFigures = figures;
       move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
-      List<TaskEnvelope> awaited = f.awaitedIn(lane);
+      List<LaneFuture<?>> awaited = f.awaitedIn(lane);
       switch (config.deadlockAction()) {
         case REPORT -> {}
         case FAIL -> {
           // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
-          List<TaskEnvelope> claimed = lane.claimQueued(awaited);
+          List<LaneFuture<?>> claimed = lane.claimQueued(awaited);
           if (!claimed.isEmpty()) {
             cures.add(() -> lane.failClaimed(claimed));
           }
         }
         case COMPENSATE -> {
-          for (TaskEnvelope e : awaited) {
+          for (LaneFuture<?> e : awaited) {
             cures.add(() -> lane.runOnCompensationThread(e, config.maxCompensationThreads()));
           }
         }

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * <p><b>Concurrency design.</b>
  *
  * <ul>
- *   <li><b>Queue.</b> One {@link ArrayBlockingQueue} of {@link TaskEnvelope}s holds the accepted
+ *   <li><b>Queue.</b> One {@link ArrayBlockingQueue} of {@link LaneFuture<?>}s holds the accepted
  *       tasks that have not started. It is the only hand-off between submitters and workers, and
  *       its lock gives the happens-before edge submit → run. A task's future completes on the
  *       worker after the task, which gives run → {@code get()}.
@@ -69,7 +69,7 @@ import java.util.function.Consumer;
  *       exception handler — belongs to no task: the worker reads the clock again after it and
  *       adds the gap to the lane's between-task time. Only when none of those can have run does
  *       the next task's start reuse the previous end (one clock read saved). With a task
- *       decorator, the stamps are taken inside it ({@link TaskEnvelope.Timed}), so its capture
+ *       decorator, the stamps are taken inside it ({@link LaneFuture.Timed}), so its capture
  *       and restore are no task's time either. A future lanes did not make ({@code
  *       CompletableFuture.supplyAsync(.., lane)}) completes inside the JDK's task object, so its
  *       synchronous dependent stages count in that task's run.
@@ -121,7 +121,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   private final AtomicInteger deadEntries = new AtomicInteger();
   /** Tasks that never entered the ring: refused at submission, or run by their caller. */
-  private final LongAdder outsideRing = new LongAdder();
+  private final AtomicLong outsideRing = new AtomicLong();
   /** Entries appended a second time (a compaction's move, a compensation thread's give-back). */
   private final LongAdder reappended = new LongAdder();
   private final long createdNanos;
@@ -293,7 +293,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public void execute(String label, Runnable task) {
     Objects.requireNonNull(task, "task");
-    if (task instanceof LaneFuture<?> f && f.lane() == this && f.envelope == null) {
+    if (task instanceof LaneFuture<?> f && f.lane() == this && f.handedOut && !f.accepted) {
       // made by newTaskFor (invokeAll and friends): run it as a lanes future, counted as one
       accept(label, f, f, null);
       return;
@@ -425,26 +425,26 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         afterAppend(run);
         return;
       }
-      TaskEnvelope e = new TaskEnvelope(this, run, null, "", 0, now);
-      e.source = run;
-      acceptSlowly(e);
+      acceptSlowly(LaneFuture.internal(this, run, run, "", now));
       return;
     }
-    TaskEnvelope.Timed timed = null;
+    LaneFuture.Timed timed = null;
     Runnable work = run;
     if (decorator != TaskDecorator.NONE) {
-      timed = new TaskEnvelope.Timed(run, ticker);
+      timed = new LaneFuture.Timed(run, ticker);
       work = decorator.decorate(timed); // what it throws reaches the submitter; nothing accepted
       if (work == null) {
         throw new NullPointerException(
             "lane \"" + name + "\": the task decorator returned null; nothing was accepted");
       }
     }
-    TaskEnvelope e = new TaskEnvelope(this, work, future, label, 0, ticker.read());
-    e.source = source;
-    e.timed = timed;
+    LaneFuture<?> e;
     if (future != null) {
-      future.envelope = e;
+      future.prepare(work, label, ticker.read(), timed);
+      e = future;
+    } else {
+      e = LaneFuture.internal(this, work, source, label, ticker.read());
+      e.timed = timed;
     }
     if (runState == RUNNING && tryAdmit() && append(e, e.acceptedNanos) >= 0) {
       afterAppend(e);
@@ -454,9 +454,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** A task the lane had no room for at once, or refuses: the overflow policy decides. */
-  private void acceptSlowly(TaskEnvelope t) {
+  private void acceptSlowly(LaneFuture<?> t) {
     if (runState != RUNNING) {
-      outsideRing.increment();
+      t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
       reject(t, TaskOutcome.SHUTDOWN);
     }
     if (overflow(t)) {
@@ -497,7 +497,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (x == null) {
         return true; // emptied meanwhile: there is room
       }
-      if (x instanceof TaskEnvelope e && e.state() != TaskEnvelope.QUEUED) {
+      if (x instanceof LaneFuture<?> e && e.taskState() != LaneFuture.QUEUED) {
         deadEntries.decrementAndGet();
         return true;
       }
@@ -547,7 +547,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     boolean mine = false;
     Object x;
     while ((x = ring.pollClaimed(tk)) != null) {
-      TaskEnvelope e = ownedEnvelope(x, tk);
+      LaneFuture<?> e = ownedEnvelope(x, tk);
       if (e == null) {
         continue; // a dead entry
       }
@@ -558,8 +558,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       } else {
         LaneRejectedException ex = new LaneRejectedException(
             name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
-        if (e.future != null) {
-          e.future.fail(ex);
+        if (e.handedOut) {
+          e.fail(ex);
         } else {
           endForeign(e, ex);
         }
@@ -578,8 +578,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
    * for a plain entry (slow paths only; workers use their scratch envelope).
    */
-  private TaskEnvelope ownedEnvelope(Object x, TaskRing.Taken tk) {
-    if (x instanceof TaskEnvelope e) {
+  private LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
+    if (x instanceof LaneFuture<?> e) {
       if (!e.tryTake()) {
         deadEntries.decrementAndGet();
         return null;
@@ -587,8 +587,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       return e;
     }
     Runnable run = (Runnable) x;
-    TaskEnvelope e = new TaskEnvelope(this, run, null, "", tk.position + 1, tk.stamp);
-    e.source = run;
+    LaneFuture<?> e = LaneFuture.internal(this, run, run, "", tk.stamp);
+    e.id = tk.position + 1;
     return e;
   }
 
@@ -599,22 +599,21 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (x == null) {
         return null;
       }
-      if (x instanceof TaskEnvelope e) {
+      if (x instanceof LaneFuture<?> e) {
         if (!e.tryTake()) {
           deadEntries.decrementAndGet();
           continue;
         }
-        e.id = tk.position + 1;
       }
       return x;
     }
   }
 
   /** The envelopes queued now (a racy scan, for the deadlock analysis). */
-  List<TaskEnvelope> queuedEnvelopes() {
-    List<TaskEnvelope> out = new ArrayList<>();
+  List<LaneFuture<?>> queuedEnvelopes() {
+    List<LaneFuture<?>> out = new ArrayList<>();
     ring.forEachEntry(x -> {
-      if (x instanceof TaskEnvelope e && e.state() == TaskEnvelope.QUEUED) {
+      if (x instanceof LaneFuture<?> e && e.taskState() == LaneFuture.QUEUED) {
         out.add(e);
       }
     });
@@ -626,7 +625,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * that never entered it. No counter of its own on the hot path.
    */
   long submittedCount() {
-    return ring.appended() - reappended.sum() + outsideRing.sum();
+    return ring.appended() - reappended.sum() + outsideRing.get();
   }
 
   /** Tasks queued now: ring entries less the dead ones; approximate under concurrency. */
@@ -658,7 +657,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Appends an admitted envelope; false (slot given back) if the ring has no room. */
-  private boolean enqueue(TaskEnvelope t) {
+  private boolean enqueue(LaneFuture<?> t) {
     return append(t, t.acceptedNanos) >= 0;
   }
 
@@ -676,20 +675,20 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
-  private boolean overflow(TaskEnvelope t) {
+  private boolean overflow(LaneFuture<?> t) {
     switch (overflow.kind()) {
       case REJECT -> {
-        outsideRing.increment();
+        t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
         reject(t, TaskOutcome.QUEUE_FULL);
       }
       case CALLER_RUNS -> {
-        outsideRing.increment();
+        t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
         runTask(null, t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
         if (!awaitRoom(t, overflow.timeout().toNanos())) {
-          outsideRing.increment();
+          t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
           reject(t, runState != RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
         }
       }
@@ -697,7 +696,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         TaskRing.Taken tk = new TaskRing.Taken();
         for (; ; ) {
           if (runState != RUNNING) {
-            outsideRing.increment();
+            t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
             reject(t, TaskOutcome.SHUTDOWN);
           }
           if (tryAdmit()) {
@@ -707,7 +706,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             continue;
           }
           Object x = ring.poll(tk);
-          TaskEnvelope victim = x == null ? null : ownedEnvelope(x, tk);
+          LaneFuture<?> victim = x == null ? null : ownedEnvelope(x, tk);
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile
             dropped(victim, TaskOutcome.DISCARDED_OLDEST);
@@ -725,7 +724,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Block-caller: waits up to {@code nanos} for room; true once {@code t} is queued. */
-  private boolean awaitRoom(TaskEnvelope t, long nanos) {
+  private boolean awaitRoom(LaneFuture<?> t, long nanos) {
     roomLock.lock();
     try {
       blockedCallers++;
@@ -753,7 +752,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-  private void reject(TaskEnvelope t, TaskOutcome reason) {
+  private void reject(LaneFuture<?> t, TaskOutcome reason) {
     rejected.get(reason).increment();
     publish(t, "", -1, ticker.read(), -1, reason);
     throw new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
@@ -763,10 +762,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * A queued task that will never run (its slot is the caller's to give back or pass on): count
    * it, end its future visibly, record it.
    */
-  private void dropped(TaskEnvelope victim, TaskOutcome reason) {
+  private void dropped(LaneFuture<?> victim, TaskOutcome reason) {
     rejected.get(reason).increment();
-    if (victim.future != null) {
-      victim.future.cancel(false);
+    if (victim.handedOut) {
+      victim.cancel(false);
     } else {
       endForeign(victim, new LaneRejectedException(
           name, reason, queueCapacity, queuedCount(), running()));
@@ -779,14 +778,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
    * tells the exception handler, so the end is never silent.
    */
-  private void endForeign(TaskEnvelope t, Throwable why) {
+  private void endForeign(LaneFuture<?> t, Throwable why) {
     if (!ForeignFutures.completeExceptionally(t.source, why)) {
       reportFailure(Thread.currentThread(), why);
     }
   }
 
   /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
-  void cancelledWhileQueued(TaskEnvelope t) {
+  void cancelledWhileQueued(LaneFuture<?> t) {
     deadEntries.incrementAndGet();
     releaseSlot();
     cancelledWhileQueued.increment();
@@ -897,7 +896,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** A queued task could not get a thread: fail it rather than strand it. */
   private void failOneQueued(TaskOutcome reason) {
     TaskRing.Taken tk = new TaskRing.Taken();
-    TaskEnvelope t = null;
+    LaneFuture<?> t = null;
     for (Object x; t == null && (x = ring.poll(tk)) != null; ) {
       t = ownedEnvelope(x, tk);
     }
@@ -906,8 +905,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       rejected.get(reason).increment();
       LaneRejectedException ex =
           new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
-      if (t.future != null) {
-        t.future.fail(ex);
+      if (t.handedOut) {
+        t.fail(ex);
       } else {
         endForeign(t, ex);
       }
@@ -943,7 +942,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * temporary extra thread that ends after it (at most {@code max} such threads at once). Leaves
    * the task queued if no thread can be had, and says so.
    */
-  void runOnCompensationThread(TaskEnvelope awaited, int max) {
+  void runOnCompensationThread(LaneFuture<?> awaited, int max) {
     if (runState >= STOP) {
       return;
     }
@@ -988,7 +987,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * back at its end; it still holds its admission slot, so room appears as soon as workers take
    * entries or dead ones are dropped.
    */
-  private void giveBack(TaskEnvelope e) {
+  private void giveBack(LaneFuture<?> e) {
     e.backToQueue();
     reappended.increment();
     while (ring.offer(e, e.acceptedNanos) < 0) {
@@ -1015,7 +1014,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         case CORE -> coreLoop(w);
         case ELASTIC -> elasticLoop(w);
         case COMPENSATION -> {
-          TaskEnvelope t = w.assigned;
+          LaneFuture<?> t = w.assigned;
           w.assigned = null;
           runTask(w, t, -1);
         }
@@ -1038,14 +1037,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (!w.claimExit()) {
       return;
     }
-    TaskEnvelope t = w.current;
+    LaneFuture<?> t = w.current;
     w.current = null;
     workers.remove(w);
     timings.release(w.tally);
     w.tally = null;
     if (w.kind == Worker.Kind.COMPENSATION) {
       compensationWorkers.decrementAndGet();
-      TaskEnvelope never = w.assigned; // the thread died before it took its task
+      LaneFuture<?> never = w.assigned; // the thread died before it took its task
       if (never != null) {
         w.assigned = null;
         giveBack(never); // still holds its slot
@@ -1069,14 +1068,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** The task a dying worker was running: end it failed, count it, give its slot back. */
-  private void endAbandoned(Worker w, TaskEnvelope t, Throwable abrupt) {
+  private void endAbandoned(Worker w, LaneFuture<?> t, Throwable abrupt) {
     w.endTask();
     releaseSlot();
     failedElsewhere.increment();
     Throwable why = abrupt != null ? abrupt
         : new IllegalStateException("lane \"" + name + "\": the worker running " + t + " died");
-    if (t.future != null) {
-      t.future.fail(why);
+    if (t.handedOut) {
+      t.fail(why);
     } else {
       ForeignFutures.completeExceptionally(t.source, why);
     }
@@ -1174,10 +1173,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
   private long runEntry(Worker w, Object x, TaskRing.Taken tk, long lastEnd) {
-    if (x instanceof TaskEnvelope e) {
+    if (x instanceof LaneFuture<?> e) {
       return runTask(w, e, lastEnd);
     }
-    TaskEnvelope scratch = w.scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
+    LaneFuture<?> scratch = w.scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
     long end = runTask(w, scratch, lastEnd);
     scratch.clearPlain(); // (left in place if the worker dies: its exit path reads it)
     return end;
@@ -1191,7 +1190,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
    * time.
    */
-  private long runTask(Worker w, TaskEnvelope t, long startHint) {
+  private long runTask(Worker w, LaneFuture<?> t, long startHint) {
     Thread me = Thread.currentThread();
     boolean onCaller = w == null;
     // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
@@ -1200,7 +1199,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (!onCaller && runState < STOP) {
       Thread.interrupted();
     }
-    LaneFuture<?> f = t.future;
+    LaneFuture<?> f = t.handedOut ? t : null;
     if (f != null) {
       t.markRunning(me);
     }
@@ -1210,7 +1209,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     } else {
       callerRunning.increment();
     }
-    TaskEnvelope.Timed timed = t.timed;
+    LaneFuture.Timed timed = t.timed;
     long start = -1;
     long cpuStart = -1;
     if (timed == null) {
@@ -1378,14 +1377,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   // ---------------------------------------------------------------- records
 
-  private void publish(TaskEnvelope t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
+  private void publish(LaneFuture<?> t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
     Consumer<? super TaskRecord>[] ls = taskListeners;
     if (ls.length > 0) {
       publish(ls, t, thread, start, end, cpu, outcome);
     }
   }
 
-  private void publish(Consumer<? super TaskRecord>[] ls, TaskEnvelope t, String thread, long start,
+  private void publish(Consumer<? super TaskRecord>[] ls, LaneFuture<?> t, String thread, long start,
       long end, long cpu, TaskOutcome outcome) {
     boolean ran = start >= 0;
     TaskRecord r =
@@ -1572,15 +1571,15 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     TaskRing.Taken tk = new TaskRing.Taken();
     Object x;
     while ((x = ring.pollClaimed(tk)) != null) {
-      TaskEnvelope t = ownedEnvelope(x, tk);
+      LaneFuture<?> t = ownedEnvelope(x, tk);
       if (t == null) {
         continue; // a dead entry
       }
       releaseSlot();
       returned.increment();
-      if (t.future != null) {
-        never.add(t.future);
-        t.future.cancel(false); // no longer queued, so not counted again as cancelled
+      if (t.handedOut) {
+        never.add(t);
+        t.cancel(false); // no longer queued, so not counted again as cancelled
       } else {
         never.add(t.source);
         ForeignFutures.cancel(t.source);
@@ -1719,9 +1718,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * the queue (they keep their slots), so that no worker freed by a failure — in this lane or
    * another lane of the cycle — can run one of them in between. Runs no user code.
    */
-  List<TaskEnvelope> claimQueued(List<TaskEnvelope> awaited) {
-    List<TaskEnvelope> claimed = new ArrayList<>(awaited.size());
-    for (TaskEnvelope e : awaited) {
+  List<LaneFuture<?>> claimQueued(List<LaneFuture<?>> awaited) {
+    List<LaneFuture<?>> claimed = new ArrayList<>(awaited.size());
+    for (LaneFuture<?> e : awaited) {
       if (e.tryKill()) { // else started or handled meanwhile
         deadEntries.incrementAndGet(); // its ring entry
         claimed.add(e);
@@ -1734,14 +1733,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * Deadlock FAIL, second half: fails the claimed tasks (outcome DEADLOCK); completing their
    * futures runs user code, and releases the workers that waited on them.
    */
-  void failClaimed(List<TaskEnvelope> claimed) {
-    for (TaskEnvelope e : claimed) {
+  void failClaimed(List<LaneFuture<?>> claimed) {
+    for (LaneFuture<?> e : claimed) {
       releaseSlot();
       rejected.get(TaskOutcome.DEADLOCK).increment();
       LaneRejectedException ex = new LaneRejectedException(
           name, TaskOutcome.DEADLOCK, queueCapacity, queuedCount(), running());
-      if (e.future != null) {
-        e.future.fail(ex);
+      if (e.handedOut) {
+        e.fail(ex);
       } else {
         endForeign(e, ex);
       }

@@ -1,5 +1,7 @@
 package dev.lanes;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -9,18 +11,85 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The future of a task submitted to a lane: a {@link CompletableFuture} that also runs the task.
+ * One accepted task on its way through a lane — the one object lanes makes for it: what to run,
+ * its label and acceptance time, its state, and, for a task given to {@code submit}, the {@link
+ * CompletableFuture} the caller holds ({@link #handedOut}). A labelled, decorated or JDK-async task
+ * given to {@code execute} gets one too, which nobody outside sees; a plain {@code
+ * execute(Runnable)} gets none (it rides in the {@link TaskRing} with its stamp, and the worker
+ * runs it through a scratch instance of this class it reuses).
  *
- * <p><b>Concurrency design.</b> Completion is CompletableFuture's own (a CAS on its result), so
- * whoever completes first wins: the task, a canceller, or a deadlock breaker. {@code cancel}
- * additionally tells the envelope, which removes a queued task or interrupts a running one
- * (only while that task is still running, see {@link TaskEnvelope}). {@code get}/{@code join}
- * register the waiting thread with the {@link WaitTracker} so the lane can see a thread of its own
- * waiting on a task still in its own queue (the nested-submission deadlock).
+ * <p><b>Concurrency design.</b> Ownership of a queued task goes to the one party whose CAS moves
+ * {@code state} out of QUEUED: a worker that took its entry from the ring, a canceller, the
+ * deadlock breaker, or a compensation thread. That party counts the task, so counts never double.
+ * An entry whose task left QUEUED another way stays in the ring as a dead entry until someone
+ * takes it, sees the CAS fail, and drops it (the lane counts dead entries).
  *
- * <p>Only the lane completes it: the public completion methods refuse (see {@link LaneStage}).
+ * <pre>
+ *   QUEUED ──taken from the ring──▶ TAKEN ──starts──▶ RUNNING ──▶ DONE
+ *     │                                                  └─ INTERRUPTING ─▶ INTERRUPTED
+ *     └──cancelled / claimed while queued──▶ DEAD              (cancel(true) while running)
+ * </pre>
+ *
+ * The worker publishes RUNNING (after writing {@code runner}) with a release store; a canceller
+ * interrupts only after its CAS RUNNING → INTERRUPTING, and the worker's finish waits out an
+ * interrupt in progress and clears the flag, so the interrupt never reaches the next task.
+ *
+ * <p>As a future, completion is CompletableFuture's own (a CAS on its result), so whoever completes
+ * first wins: the task, a canceller, or a deadlock breaker; only the lane completes it (the public
+ * completion methods refuse, see {@link LaneStage}). {@code get}/{@code join} register the waiting
+ * thread with the {@link WaitTracker}, so the lane can see a worker of its own waiting on a task
+ * still queued (the nested-submission deadlock).
  */
 final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
+  static final int QUEUED = 0;
+  static final int TAKEN = 1;
+  static final int RUNNING = 2;
+  static final int INTERRUPTING = 3;
+  static final int INTERRUPTED = 4;
+  static final int DONE = 5;
+  static final int DEAD = 6;
+
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(LaneFuture.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** A future {@code submit} returned (else: lanes' own record of a task given to execute). */
+  final boolean handedOut;
+
+  /** The lane accepted this future (it went through submit; not a newTaskFor run elsewhere). */
+  boolean accepted;
+
+  // Written before the task enters the ring (whose release store publishes them); a worker's
+  // scratch instance is refilled per plain task by its owner only.
+  /** What the worker calls: this future, or the task given to execute; decorated if asked. */
+  Runnable work;
+  /** The undecorated task given to {@code execute} (to reach a foreign future); else null. */
+  Runnable source;
+  String label = "";
+  /** Position in the ring + 1, set by the worker that took it; 0 if it never entered the ring. */
+  long id;
+  long acceptedNanos;
+  /**
+   * With a task decorator, the innermost wrapper around the task, which stamps the task's own
+   * start and end (so the decorator's capture and restore are no task's time); else null.
+   */
+  Timed timed;
+  /**
+   * The thread running the task. A plain field: written before the release store of RUNNING, and
+   * read only by a canceller whose CAS from RUNNING saw that store.
+   */
+  Thread runner;
+
+  @SuppressWarnings("unused") // accessed through STATE
+  private volatile int state;
+
+  // The submitted task and what it left (handed-out futures only).
   private Callable<? extends T> callable;
   private Runnable runnable;
   private T result;
@@ -33,35 +102,146 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
    * completes the future and ran that stage also sees this flag.
    */
   private volatile boolean dependentsMade;
-  volatile TaskEnvelope envelope;
 
   LaneFuture(LaneExecutor lane, Callable<? extends T> callable) {
     super(lane);
+    this.handedOut = true;
     this.callable = callable;
   }
 
   LaneFuture(LaneExecutor lane, Runnable runnable, T result) {
     super(lane);
+    this.handedOut = true;
     this.runnable = runnable;
     this.result = result;
+  }
+
+  private LaneFuture(LaneExecutor lane) {
+    super(lane);
+    this.handedOut = false;
+  }
+
+  /** Lanes' record of a task given to {@code execute} (labelled, decorated or JDK-async). */
+  static LaneFuture<Void> internal(
+      LaneExecutor lane, Runnable work, Runnable source, String label, long acceptedNanos) {
+    LaneFuture<Void> f = new LaneFuture<>(lane);
+    f.work = work;
+    f.source = source;
+    f.label = label;
+    f.acceptedNanos = acceptedNanos;
+    f.accepted = true;
+    return f;
+  }
+
+  /** A submitted future, about to enter the lane. */
+  void prepare(Runnable work, String label, long acceptedNanos, Timed timed) {
+    this.work = work;
+    this.label = label;
+    this.acceptedNanos = acceptedNanos;
+    this.timed = timed;
+    this.accepted = true;
+  }
+
+  /** An instance a worker refills for each plain entry it takes. */
+  static LaneFuture<Void> scratch(LaneExecutor lane) {
+    LaneFuture<Void> f = new LaneFuture<>(lane);
+    f.accepted = true;
+    return f;
+  }
+
+  /** Refills a worker's scratch instance for a plain entry (owned by that worker). */
+  LaneFuture<T> fillPlain(Runnable task, long acceptedNanos, long id) {
+    this.work = task;
+    this.source = task;
+    this.acceptedNanos = acceptedNanos;
+    this.id = id;
+    return this;
+  }
+
+  /** Forgets a scratch instance's task once it ended. */
+  void clearPlain() {
+    this.work = null;
+    this.source = null;
   }
 
   LaneExecutor lane() {
     return lane;
   }
 
+  int taskState() {
+    return state;
+  }
+
+  /** Takes ownership of a queued task (the ring entry becomes dead if this is not its taker). */
+  boolean tryTake() {
+    return STATE.compareAndSet(this, QUEUED, TAKEN);
+  }
+
+  /** Ends a queued task here: cancelled or claimed (its ring entry is dead from now on). */
+  boolean tryKill() {
+    return STATE.compareAndSet(this, QUEUED, DEAD);
+  }
+
+  /** Back in the ring after a compensation thread could not run it (before it is appended). */
+  void backToQueue() {
+    state = QUEUED;
+  }
+
+  /** The worker that took this task starts it. */
+  void markRunning(Thread thread) {
+    runner = thread;
+    STATE.setRelease(this, RUNNING);
+  }
+
+  boolean interruptIfRunning() {
+    if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+      try {
+        Thread t = runner;
+        if (t != null) {
+          t.interrupt();
+        }
+      } finally {
+        state = INTERRUPTED;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  void finishRun(boolean keepInterrupt) {
+    if (state == TAKEN) {
+      state = DONE; // never started (a decorator that did not run it): no interrupt can be aimed
+      runner = null;
+      return;
+    }
+    if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+      while (state == INTERRUPTING) {
+        Thread.onSpinWait();
+      }
+      if (!keepInterrupt) {
+        Thread.interrupted();
+      }
+      state = DONE;
+    }
+    runner = null;
+  }
+
   /**
-   * Runs the task. Inside a lane (the future was submitted, so it has an envelope) it only keeps
-   * the result, and {@link #completeFromRun()} publishes it after the lane has counted and timed
-   * the task, so whoever sees this future complete also sees the task in the lane's stats. A
-   * future made by {@code newTaskFor} and run by someone else (e.g. the JDK's {@code
-   * ExecutorCompletionService}) completes itself, like a {@code FutureTask}. Does nothing if
-   * already done (cancelled).
+   * Runs the task. Inside a lane it only keeps the result, and {@link #completeFromRun()}
+   * publishes it after the lane has counted and timed the task, so whoever sees this future
+   * complete also sees the task in the lane's stats. A future made by {@code newTaskFor} and run by
+   * someone else (e.g. the JDK's {@code ExecutorCompletionService}) completes itself, like a {@code
+   * FutureTask}. Does nothing if already done (cancelled). Lanes' record of an executed task just
+   * runs it.
    */
   @Override
   public void run() {
+    if (!handedOut) {
+      work.run();
+      return;
+    }
     runAndKeep();
-    if (envelope == null) {
+    if (!accepted) {
       completeFromRun();
     }
   }
@@ -112,9 +292,12 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
   @Override
   public boolean cancel(boolean mayInterruptIfRunning) {
     boolean cancelled = super.cancel(mayInterruptIfRunning);
-    TaskEnvelope e = envelope;
-    if (cancelled && e != null) {
-      e.onFutureCancelled(mayInterruptIfRunning);
+    if (cancelled && accepted) {
+      if (tryKill()) {
+        lane.cancelledWhileQueued(this);
+      } else if (mayInterruptIfRunning) {
+        interruptIfRunning();
+      }
     }
     return cancelled;
   }
@@ -124,7 +307,7 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
     if (isDone()) {
       return super.get();
     }
-    WaitTracker.Registration r = WaitTracker.beforeWait(this, timed);
+    WaitTracker.Registration r = WaitTracker.beforeWait(this, hasTimeout);
     try {
       return super.get();
     } finally {
@@ -151,7 +334,7 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
     if (isDone()) {
       return super.join();
     }
-    WaitTracker.Registration r = WaitTracker.beforeWait(this, timed);
+    WaitTracker.Registration r = WaitTracker.beforeWait(this, hasTimeout);
     try {
       return super.join();
     } finally {
@@ -165,33 +348,57 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
     dependentsMade = true;
   }
 
+  static final class Timed implements Runnable {
+    final Runnable task;
+    private final Ticker ticker;
+    boolean sampleCpu;
+    long start = -1;
+    long end = -1;
+    private long cpuStart = -1;
+    private long cpuEnd = -1;
+
+    Timed(Runnable task, Ticker ticker) {
+      this.task = task;
+      this.ticker = ticker;
+    }
+
+    @Override
+    public void run() {
+      if (sampleCpu) {
+        cpuStart = CpuClock.now();
+      }
+      start = ticker.read();
+      try {
+        task.run();
+      } finally {
+        end = ticker.read();
+        if (sampleCpu) {
+          cpuEnd = CpuClock.now();
+        }
+      }
+    }
+
+    /** CPU time of the task's own run, or -1 if not sampled. */
+    long cpu() {
+      return cpuStart >= 0 && cpuEnd >= 0 ? Math.max(0, cpuEnd - cpuStart) : -1;
+    }
+  }
+
   @Override
   public String toString() {
-    TaskEnvelope e = envelope;
-    return (e == null ? "lane future" : e.toString()) + " " + super.toString();
+    String what = "task " + id + (label.isEmpty() ? "" : " (" + label + ")") + " of lane \""
+        + (lane == null ? "?" : lane.name()) + '"';
+    return handedOut ? what + " " + super.toString() : what;
   }
 }
 
-/**
- * A future of a lane, or a stage that depends on one: a {@link CompletableFuture} that only lanes
- * complete, and whose default executor is the lane down the whole chain: in {@code
- * lane.submit(a).thenApply(b).thenApplyAsync(c)}, {@code c} runs on the lane, not on the common
- * pool.
- *
- * <p>{@code complete}, {@code completeExceptionally}, {@code completeAsync} and the {@code
- * obtrude} methods throw {@link UnsupportedOperationException}: a caller cannot make a task's
- * future say something the task did not do. The JDK completes dependent stages through its own
- * internal methods, so chains work as usual; {@code cancel} works as on any future. {@link
- * #orTimeout} and {@link #completeOnTimeout} work, on lanes' own timer thread, and mark the future
- * timed, so a wait on it never counts as a deadlock.
- */
 class LaneStage<T> extends CompletableFuture<T> {
   private static final java.util.concurrent.ScheduledThreadPoolExecutor TIMER = timer();
 
   final LaneExecutor lane;
 
   /** A timeout was set on this future: waits on it end by themselves. */
-  volatile boolean timed;
+  volatile boolean hasTimeout;
 
   LaneStage(LaneExecutor lane) {
     this.lane = lane;
@@ -260,7 +467,7 @@ class LaneStage<T> extends CompletableFuture<T> {
   @Override
   public CompletableFuture<T> orTimeout(long timeout, TimeUnit unit) {
     java.util.Objects.requireNonNull(unit, "unit");
-    timed = true;
+    hasTimeout = true;
     if (!isDone()) {
       var timer = TIMER.schedule(
           () -> fail(new TimeoutException()), timeout, unit);
@@ -272,7 +479,7 @@ class LaneStage<T> extends CompletableFuture<T> {
   @Override
   public CompletableFuture<T> completeOnTimeout(T value, long timeout, TimeUnit unit) {
     java.util.Objects.requireNonNull(unit, "unit");
-    timed = true;
+    hasTimeout = true;
     if (!isDone()) {
       var timer = TIMER.schedule(() -> succeed(value), timeout, unit);
       whenComplete((r, e) -> timer.cancel(false));

@@ -125,6 +125,9 @@ final class TaskRing {
       if (dif == 0) {
         long witness = (long) TAIL.compareAndExchange(p, t, t + 1);
         if (witness == t) {
+          if (item instanceof LaneFuture<?> f && f.id == 0) {
+            f.id = t + 1; // its number: the position it first took (kept if it is moved)
+          }
           items[i] = item;
           stamps[i] = stamp;
           SEQ.setRelease(seq, i, (int) (t + 1));

@@ -60,10 +60,10 @@ final class Worker implements Runnable {
   boolean holdsPermit;
 
   /** The task this worker runs now, for the exit path of a worker that dies inside it. */
-  TaskEnvelope current;
+  LaneFuture<?> current;
 
   /** A compensation worker's one task (claimed from the queue before the thread started). */
-  volatile TaskEnvelope assigned;
+  volatile LaneFuture<?> assigned;
 
   /** Parked in the ring's idle stack; cleared by whoever wakes it (under the ring's idle lock). */
   volatile boolean idle;
@@ -79,7 +79,7 @@ final class Worker implements Runnable {
    * the ring without an object of its own), so that the run path has one shape; never escapes
    * the task's run.
    */
-  final TaskEnvelope scratch;
+  final LaneFuture<?> scratch;
 
   /** 1 while this worker runs a task; written by the worker with release stores (no fence). */
   @SuppressWarnings("unused") // accessed through RUNNING_TASK
@@ -104,7 +104,7 @@ final class Worker implements Runnable {
   Worker(LaneExecutor lane, Kind kind) {
     this.lane = lane;
     this.kind = kind;
-    this.scratch = TaskEnvelope.scratch(lane);
+    this.scratch = LaneFuture.scratch(lane);
   }
 
   @Override

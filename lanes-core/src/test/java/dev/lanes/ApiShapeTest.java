@@ -48,7 +48,7 @@ class ApiShapeTest {
     List<String> types = publicTypes();
     assertThat(types).as("public types of dev.lanes").hasSizeLessThanOrEqualTo(15);
     assertThat(types).doesNotContain("dev.lanes.LaneExecutor", "dev.lanes.LaneFuture",
-        "dev.lanes.TaskEnvelope", "dev.lanes.Worker", "dev.lanes.TimingBook");
+        "dev.lanes.TaskRing", "dev.lanes.Worker", "dev.lanes.TimingBook");
     assertThat(Lane.class.isSealed()).isTrue();
   }
 

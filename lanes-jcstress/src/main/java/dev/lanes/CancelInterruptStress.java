@@ -11,7 +11,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZZ_Result;
 
 /**
- * {@link TaskEnvelope}'s cancel-interrupt protocol: {@code cancel(true)} may interrupt the running
+ * {@link LaneFuture}'s cancel-interrupt protocol: {@code cancel(true)} may interrupt the running
  * thread only while this task runs, and the worker's {@code finishRun} waits out an interrupt in
  * progress and clears it, so it never reaches the next task on the same thread. r1: interrupted
  * during the run; r2: the flag after {@code finishRun} (must be false); r3: whether the canceller
@@ -25,7 +25,7 @@ import org.openjdk.jcstress.infra.results.ZZZ_Result;
 @Outcome(id = "true, false, false", expect = FORBIDDEN, desc = "interrupted by nobody")
 @State
 public class CancelInterruptStress {
-  private final TaskEnvelope task = new TaskEnvelope(null, () -> {}, null, "", 1, 0);
+  private final LaneFuture<Void> task = LaneFuture.internal(null, () -> {}, null, "", 0);
 
   @Actor
   public void worker(ZZZ_Result r) {

@@ -10,7 +10,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
 /**
- * Ownership of a queued task ({@link TaskEnvelope}): a worker that took its entry from the ring
+ * Ownership of a queued task ({@link LaneFuture}): a worker that took its entry from the ring
  * ({@code tryTake}) races a canceller or the deadlock breaker ({@code tryKill}). Exactly one may
  * own it — else the task would run and be counted cancelled, or be counted twice.
  */
@@ -20,7 +20,7 @@ import org.openjdk.jcstress.infra.results.ZZ_Result;
 @Outcome(id = ".*", expect = FORBIDDEN, desc = "both or neither")
 @State
 public class TakeOrKillStress {
-  private final TaskEnvelope task = new TaskEnvelope(null, () -> {}, null, "", 0, 0);
+  private final LaneFuture<Void> task = LaneFuture.internal(null, () -> {}, null, "", 0);
 
   @Actor
   public void worker(ZZ_Result r) {
