@@ -1,5 +1,6 @@
 package dev.lanes;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -9,7 +10,8 @@ import java.util.function.Consumer;
  * A named, bounded executor that measures every task: how long it waited in the queue, how long
  * it ran, and (sampled) how much CPU it used. A lane is an {@link ExecutorService}, so it goes
  * wherever an executor goes ({@code CompletableFuture.supplyAsync(..., lane)}); its futures are
- * {@link CompletableFuture}s. For Spring Boot, Reactor and Kotlin coroutines, the modules {@code
+ * {@link CompletableFuture}s that only the lane completes, and stages made from them run on the
+ * lane unless told otherwise. For Spring Boot, Reactor and Kotlin coroutines, the modules {@code
  * lanes-spring-boot-starter}, {@code lanes-reactor} and {@code lanes-kotlin} adapt it (each tested
  * against the real library).
  *
@@ -17,48 +19,75 @@ import java.util.function.Consumer;
  * try (Lane db = Lane.blocking("db", 8).queueCapacity(500).build()) {
  *   CompletableFuture<User> user = db.submit("load-user", () -> repository.load(id));
  *   ...
- *   LaneStats s = db.stats();   // s.sinceStart().queueWait().p99(), s.counts().rejected(), ...
+ *   LaneStats s = db.stats();   // s.sinceStart().queueWait().p99(), s.rejected(), ...
  * }
  * }</pre>
  *
+ * <p>Every lane has a {@linkplain #concurrency() concurrency} — how many of its tasks run at once
+ * — and a queue capacity — how many more may wait; it never holds more than the two added up.
+ * Both kinds of thread count the same way: a platform lane's concurrency is its threads, a virtual
+ * lane's is the virtual threads it lets run at once (a waiting task holds no thread).
+ *
  * <p>Lifecycle follows the {@code ExecutorService} contract: {@link #shutdown()} runs what was
  * accepted, {@link #shutdownNow()} returns the tasks that never started, {@link #close()} waits.
- * Every accepted task runs, is returned by {@code shutdownNow}, or has its future cancelled — and
- * is counted.
+ * Every accepted task runs, is returned by {@code shutdownNow}, or has its future completed
+ * (cancelled or failed) — and is counted under one {@link TaskOutcome}.
  */
-public interface Lane extends ExecutorService, AutoCloseable {
+public sealed interface Lane extends ExecutorService permits LaneExecutor {
 
   /** A CPU lane: platform threads, as many as available processors unless changed. */
   static LaneBuilder cpu(String name) {
-    return new LaneBuilder(name, LaneKind.CPU, Runtime.getRuntime().availableProcessors());
+    return LaneBuilder.start(name, LaneKind.CPU, LaneBuilder.CORES);
   }
 
-  /** A blocking lane of {@code threads} platform threads. */
-  static LaneBuilder blocking(String name, int threads) {
-    return new LaneBuilder(name, LaneKind.BLOCKING, threads);
+  /** A blocking lane of {@code concurrency} platform threads. */
+  static LaneBuilder blocking(String name, int concurrency) {
+    return LaneBuilder.start(name, LaneKind.BLOCKING, concurrency);
   }
 
   /**
-   * A virtual lane: one virtual thread per running task, at most {@code maxConcurrency} at once.
-   * A task beyond the cap waits in the bounded queue and holds no thread; its thread is started
-   * when a permit is free.
+   * A virtual lane: one virtual thread per running task, at most {@code concurrency} at once. A
+   * task beyond the cap waits in the bounded queue and holds no thread; a thread is started when a
+   * permit is free.
    */
-  static LaneBuilder virtual(String name, int maxConcurrency) {
-    return new LaneBuilder(name, LaneKind.VIRTUAL, maxConcurrency);
+  static LaneBuilder virtual(String name, int concurrency) {
+    return LaneBuilder.start(name, LaneKind.VIRTUAL, concurrency);
   }
 
   String name();
 
   LaneKind kind();
 
-  LaneConfig config();
+  /** How many of this lane's tasks may run at once now. */
+  int concurrency();
 
+  /**
+   * Changes how many tasks may run at once, on a running lane of any kind. Raising it starts
+   * threads for queued tasks at once; lowering it lets running tasks finish, and the lane runs no
+   * more than the new figure from then on (a platform lane's extra threads end as they become
+   * free). The lane's total room ({@code concurrency + queueCapacity}) follows.
+   *
+   * @throws IllegalArgumentException outside 1 to {@link LaneBuilder#MAX_PLATFORM_CONCURRENCY}
+   *     (platform lanes) or {@link LaneBuilder#MAX_VIRTUAL_CONCURRENCY} (virtual lanes); the
+   *     message names the lane and the bound
+   */
+  void setConcurrency(int concurrency);
+
+  /** How many tasks may wait beyond the running ones. */
+  int queueCapacity();
+
+  /** What the lane does with a task that arrives when it is full. */
+  OverflowPolicy overflow();
+
+  /** {@inheritDoc} The future is completed by the lane only. */
   @Override
   <T> CompletableFuture<T> submit(Callable<T> task);
 
+  /** {@inheritDoc} The future is completed by the lane only. */
   @Override
   CompletableFuture<?> submit(Runnable task);
 
+  /** {@inheritDoc} The future is completed by the lane only. */
   @Override
   <T> CompletableFuture<T> submit(Runnable task, T result);
 
@@ -79,41 +108,30 @@ public interface Lane extends ExecutorService, AutoCloseable {
 
   /**
    * Calls {@code listener} with a {@link TaskRecord} for every task that ends (completes, fails,
-   * is cancelled or rejected), on the thread where it ended, after the task's future completed.
-   * Keep it quick; what it throws goes to the exception handler and does not affect the task.
-   * When nobody subscribes, no record is made.
+   * is cancelled, returned or rejected), on the thread where it ended, after the task's future
+   * completed. Keep it quick; what it throws is logged and does not affect the task. When nobody
+   * listens, no record is made. Remove it with {@link #removeListener}.
    */
-  Subscription onTask(Consumer<? super TaskRecord> listener);
+  void onTask(Consumer<? super TaskRecord> listener);
 
-  /** Calls {@code listener} on every health transition. */
-  Subscription onHealth(Consumer<? super HealthEvent> listener);
-
-  /** The threads of a platform lane, or the current {@code maxConcurrency} of a virtual lane. */
-  int concurrencyLimit();
+  /** Calls {@code listener} on every health transition. Remove it with {@link #removeListener}. */
+  void onHealth(Consumer<? super HealthEvent> listener);
 
   /**
-   * Changes a virtual lane's cap while it runs: running tasks finish, and the new cap holds for
-   * tasks started from now on.
-   *
-   * @throws UnsupportedOperationException on a platform lane
-   * @throws IllegalArgumentException outside 1 to {@link LaneBuilder#MAX_VIRTUAL_CONCURRENCY}
+   * Stops calling a listener given to {@link #onTask} or {@link #onHealth}; false if it was not
+   * registered.
    */
-  void setMaxConcurrency(int maxConcurrency);
-
-  /**
-   * Recommended size for this lane from its measured figures, or the reason there is none yet.
-   */
-  SizingAdvice sizingAdvice();
+  boolean removeListener(Object listener);
 
   /**
    * Stops taking tasks, interrupts the running ones and returns those that never started, as
    * objects you can act on: for a task given to {@code submit}, the {@code Future} it returned
    * (already cancelled); for a task given to {@code execute}, the {@code Runnable} you gave (not
    * decorated; a future that {@code CompletableFuture.supplyAsync(.., lane)} made for it is
-   * cancelled where lanes can reach it). Each is counted as returned.
+   * cancelled where lanes can reach it). Each is counted as {@link TaskOutcome#RETURNED}.
    */
   @Override
-  java.util.List<Runnable> shutdownNow();
+  List<Runnable> shutdownNow();
 
   /** Shuts down and waits for every accepted task to finish (as {@link ExecutorService#close()}). */
   @Override

@@ -1,57 +1,81 @@
 package dev.lanes;
 
-import dev.lanes.internal.LaneExecutor;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
-import java.util.function.LongSupplier;
 
 /**
  * Builds a {@link Lane}. Start from {@link Lane#cpu}, {@link Lane#blocking} or {@link
- * Lane#virtual}. Every setting is checked when set and the combination when built; a message names
- * the lane, the setting, the bound and the value: {@code lane "db": threads must be between 1 and
- * 32767, was 0}.
+ * Lane#virtual}. Every setting is checked when set, may be given once (a second call is an error,
+ * so two pieces of configuration cannot silently override each other), and the combination is
+ * checked when built; a message names the lane, the setting, the bound and the value: {@code lane
+ * "db": concurrency must be between 1 and 32767, was 0}.
  */
 public final class LaneBuilder {
 
-  /** Largest queue a lane accepts (the queue's array is allocated up front). */
+  /** Largest queue a lane accepts (the queue's slots are allocated up front). */
   public static final int MAX_QUEUE_CAPACITY = 1 << 24;
 
-  /** Most platform threads one lane may have. */
-  public static final int MAX_THREADS = 32_767;
+  /** Most platform threads one lane may have (its largest concurrency). */
+  public static final int MAX_PLATFORM_CONCURRENCY = 32_767;
 
-  /** Largest {@code maxConcurrency} of a virtual lane. */
+  /** Largest concurrency of a virtual lane. */
   public static final int MAX_VIRTUAL_CONCURRENCY = 1_000_000;
 
   /** Default queue capacity of every lane kind. */
   public static final int DEFAULT_QUEUE_CAPACITY = 10_000;
 
-  private final String name;
-  private final LaneKind kind;
-  private int concurrency;
-  private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
-  private OverflowPolicy overflow = OverflowPolicy.reject();
-  private CpuTiming cpuTiming = CpuTiming.defaults();
-  private boolean daemon = false;
-  private TaskDecorator taskDecorator = TaskDecorator.NONE;
-  private Thread.UncaughtExceptionHandler exceptionHandler;
-  private ThreadFactory threadFactory;
-  private LongSupplier ticker = System::nanoTime;
-  private Duration statsInterval = Duration.ofSeconds(10);
-  private HealthConfig health = HealthConfig.defaults();
-
-  LaneBuilder(String name, LaneKind kind, int concurrency) {
-    this.name = checkName(name);
-    this.kind = Objects.requireNonNull(kind, "kind");
-    if (kind == LaneKind.VIRTUAL) {
-      maxConcurrency(concurrency);
-    } else {
-      threads(concurrency);
-    }
-  }
+  /** Default interval between CPU-time readings of one worker ({@link #cpuTimeSampled}). */
+  public static final Duration DEFAULT_CPU_SAMPLE_INTERVAL = Duration.ofMillis(1);
 
   /** Longest lane name. */
   public static final int MAX_NAME_LENGTH = 200;
+
+  final String name;
+  final LaneKind kind;
+  int concurrency;
+  int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+  OverflowPolicy overflow = OverflowPolicy.reject();
+  /** -1 off, 0 every task, else nanoseconds between one worker's CPU readings. */
+  long cpuSampleNanos = DEFAULT_CPU_SAMPLE_INTERVAL.toNanos();
+  boolean daemon = false;
+  TaskDecorator taskDecorator = TaskDecorator.NONE;
+  Thread.UncaughtExceptionHandler exceptionHandler;
+  ThreadFactory threadFactory;
+  Ticker ticker = Ticker.system();
+  Duration statsInterval = Duration.ofSeconds(10);
+  Duration saturationWindow = HealthSettings.DEFAULT_WINDOW;
+  double waitToRunRatio = HealthSettings.DEFAULT_WAIT_TO_RUN_RATIO;
+  Duration fixedWaitThreshold;
+  Duration saturationMinWait = HealthSettings.DEFAULT_MIN_WAIT;
+  Duration enterAfter = HealthSettings.DEFAULT_ENTER_AFTER;
+  Duration exitAfter = HealthSettings.DEFAULT_EXIT_AFTER;
+  HealthSettings.DeadlockAction deadlockAction = HealthSettings.DeadlockAction.REPORT;
+  Duration deadlockDetection = HealthSettings.DEFAULT_DEADLOCK_DETECTION;
+  int maxCompensationThreads = 0;
+
+  /** Settings given so far, with the value shown when one is given again. */
+  private final Map<String, Object> given = new HashMap<>();
+
+  private LaneBuilder(String name, LaneKind kind) {
+    this.name = checkName(name);
+    this.kind = Objects.requireNonNull(kind, "kind");
+  }
+
+  /** Marks "as many as available processors" for {@link Lane#cpu} (a settable default). */
+  static final int CORES = Integer.MIN_VALUE;
+
+  static LaneBuilder start(String name, LaneKind kind, int concurrency) {
+    LaneBuilder b = new LaneBuilder(name, kind);
+    if (concurrency == CORES) {
+      b.concurrency = Runtime.getRuntime().availableProcessors();
+    } else {
+      b.concurrency(concurrency);
+    }
+    return b;
+  }
 
   /** A lane's name, trimmed; printable characters only, 1 to {@value #MAX_NAME_LENGTH} of them. */
   static String checkName(String name) {
@@ -76,76 +100,93 @@ public final class LaneBuilder {
     return trimmed;
   }
 
-  static LaneBuilder from(LaneConfig c) {
-    LaneBuilder b = new LaneBuilder(c.name(), c.kind(), c.concurrency());
-    b.queueCapacity = c.queueCapacity();
-    b.overflow = c.overflow();
-    b.cpuTiming = c.cpuTiming();
-    b.daemon = c.daemon();
-    b.taskDecorator = c.taskDecorator();
-    b.exceptionHandler = c.exceptionHandler();
-    b.threadFactory = c.threadFactory();
-    b.ticker = c.ticker();
-    b.statsInterval = c.statsInterval();
-    b.health = c.health();
-    return b;
-  }
-
   /** The lane's name. */
   public String name() {
     return name;
   }
 
-  /** Platform threads (CPU and BLOCKING lanes). */
-  public LaneBuilder threads(int threads) {
-    if (kind == LaneKind.VIRTUAL) {
-      throw new IllegalArgumentException(
-          prefix() + "threads does not apply to a virtual lane; use maxConcurrency");
-    }
-    requireRange("threads", threads, 1, MAX_THREADS);
-    this.concurrency = threads;
+  /** The lane's kind. */
+  public LaneKind kind() {
+    return kind;
+  }
+
+  /**
+   * How many tasks may run at once: platform threads for CPU and BLOCKING lanes (a CPU lane's
+   * default is the available processors), virtual threads at once for VIRTUAL lanes. Given by
+   * {@link Lane#blocking} and {@link Lane#virtual}, so set here only for a CPU lane.
+   */
+  public LaneBuilder concurrency(int concurrency) {
+    requireRange("concurrency", concurrency, 1, maxConcurrency(kind));
+    once("concurrency", concurrency);
+    this.concurrency = concurrency;
     return this;
   }
 
-  /** Virtual threads running at once (VIRTUAL lanes). */
-  public LaneBuilder maxConcurrency(int maxConcurrency) {
-    if (kind != LaneKind.VIRTUAL) {
-      throw new IllegalArgumentException(
-          prefix() + "maxConcurrency applies to virtual lanes only; use threads");
-    }
-    requireRange("maxConcurrency", maxConcurrency, 1, MAX_VIRTUAL_CONCURRENCY);
-    this.concurrency = maxConcurrency;
-    return this;
+  static int maxConcurrency(LaneKind kind) {
+    return kind == LaneKind.VIRTUAL ? MAX_VIRTUAL_CONCURRENCY : MAX_PLATFORM_CONCURRENCY;
   }
 
   /**
    * How many tasks may wait beyond the ones running (default {@value #DEFAULT_QUEUE_CAPACITY}): the
-   * lane holds at most {@code threads} (or {@code maxConcurrency}) + {@code queueCapacity}
-   * unfinished tasks, whatever its workers are doing at the instant of a submission. The queue's
-   * slots are allocated up front.
+   * lane holds at most {@code concurrency} + {@code queueCapacity} unfinished tasks, whatever its
+   * workers are doing at the instant of a submission. The queue's slots are allocated up front.
    */
   public LaneBuilder queueCapacity(int queueCapacity) {
     requireRange("queueCapacity", queueCapacity, 1, MAX_QUEUE_CAPACITY);
+    once("queueCapacity", queueCapacity);
     this.queueCapacity = queueCapacity;
     return this;
   }
 
-  /** What to do when the queue is full (default {@link OverflowPolicy#reject()}). */
+  /** What to do when the lane is full (default {@link OverflowPolicy#reject()}). */
   public LaneBuilder overflow(OverflowPolicy overflow) {
-    this.overflow = Objects.requireNonNull(overflow, prefix() + "overflow must not be null");
-    if (overflow instanceof OverflowPolicy.BlockCaller b) {
-      Duration t = b.timeout();
+    Objects.requireNonNull(overflow, prefix() + "overflow must not be null");
+    if (overflow.kind() == OverflowPolicy.Kind.BLOCK_CALLER) {
+      Duration t = overflow.timeout();
       if (t.isNegative() || t.isZero() || t.compareTo(Duration.ofHours(24)) > 0) {
         throw new IllegalArgumentException(
             prefix() + "overflow block-caller timeout must be between 1ns and PT24H, was " + t);
       }
     }
+    once("overflow", overflow);
+    this.overflow = overflow;
     return this;
   }
 
-  /** How often to read CPU time (default {@link CpuTiming#defaults()}: 1 task in 64). */
-  public LaneBuilder cpuTiming(CpuTiming cpuTiming) {
-    this.cpuTiming = Objects.requireNonNull(cpuTiming, prefix() + "cpuTiming must not be null");
+  /**
+   * Reads a worker's CPU time around one of its tasks at most once per {@code interval} (default
+   * {@link #DEFAULT_CPU_SAMPLE_INTERVAL}): the first task a worker starts after the interval has
+   * passed since its last reading is measured. A reading costs a system call (about 0.6–0.7 µs
+   * on the machines lanes is developed on), so this bounds its cost by time, whatever the task
+   * rate. Virtual threads have no CPU time in the JDK, so virtual lanes report none. One of
+   * {@code cpuTimeSampled}, {@link #cpuTimeEveryTask()} and {@link #cpuTimeOff()} may be given.
+   */
+  public LaneBuilder cpuTimeSampled(Duration interval) {
+    Objects.requireNonNull(interval, prefix() + "cpuTimeSampled interval must not be null");
+    if (interval.isNegative() || interval.isZero() || interval.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException(
+          prefix() + "cpuTimeSampled interval must be between 1ns and PT1H, was " + interval);
+    }
+    once("cpuTime", "sampled every " + interval);
+    this.cpuSampleNanos = interval.toNanos();
+    return this;
+  }
+
+  /**
+   * Reads the CPU time around every task. On platform lanes a worker's reading at the end of one
+   * task is the start of the next when nothing ran in between, so a task's figure also includes
+   * the worker's own dequeue work (well under a microsecond of CPU).
+   */
+  public LaneBuilder cpuTimeEveryTask() {
+    once("cpuTime", "every task");
+    this.cpuSampleNanos = 0;
+    return this;
+  }
+
+  /** Never reads CPU time. */
+  public LaneBuilder cpuTimeOff() {
+    once("cpuTime", "off");
+    this.cpuSampleNanos = -1;
     return this;
   }
 
@@ -154,14 +195,16 @@ public final class LaneBuilder {
    * executors: the JVM waits for a lane that was not closed. Virtual threads are always daemons.
    */
   public LaneBuilder daemon(boolean daemon) {
+    once("daemon", daemon);
     this.daemon = daemon;
     return this;
   }
 
   /** Wraps every task at submission (context propagation); see {@link TaskDecorator}. */
   public LaneBuilder taskDecorator(TaskDecorator taskDecorator) {
-    this.taskDecorator =
-        Objects.requireNonNull(taskDecorator, prefix() + "taskDecorator must not be null");
+    Objects.requireNonNull(taskDecorator, prefix() + "taskDecorator must not be null");
+    once("taskDecorator", taskDecorator);
+    this.taskDecorator = taskDecorator;
     return this;
   }
 
@@ -170,6 +213,8 @@ public final class LaneBuilder {
    * uncaught-exception handler. (Tasks given to {@code submit()} fail their future instead.)
    */
   public LaneBuilder exceptionHandler(Thread.UncaughtExceptionHandler handler) {
+    Objects.requireNonNull(handler, prefix() + "exceptionHandler must not be null");
+    once("exceptionHandler", handler);
     this.exceptionHandler = handler;
     return this;
   }
@@ -181,13 +226,17 @@ public final class LaneBuilder {
    * thread to check); it may return {@code null} or throw to refuse, which lanes handles.
    */
   public LaneBuilder threadFactory(ThreadFactory threadFactory) {
+    Objects.requireNonNull(threadFactory, prefix() + "threadFactory must not be null");
+    once("threadFactory", threadFactory);
     this.threadFactory = threadFactory;
     return this;
   }
 
-  /** The clock for every timestamp (default {@link System#nanoTime()}); for tests and the lab. */
-  public LaneBuilder ticker(LongSupplier ticker) {
-    this.ticker = Objects.requireNonNull(ticker, prefix() + "ticker must not be null");
+  /** The clock for every timestamp (default {@link Ticker#system()}); for tests and the lab. */
+  public LaneBuilder ticker(Ticker ticker) {
+    Objects.requireNonNull(ticker, prefix() + "ticker must not be null");
+    once("ticker", ticker);
+    this.ticker = ticker;
     return this;
   }
 
@@ -199,39 +248,120 @@ public final class LaneBuilder {
       throw new IllegalArgumentException(
           prefix() + "statsInterval must be between PT0.1S and PT1H, was " + statsInterval);
     }
+    once("statsInterval", statsInterval);
     this.statsInterval = statsInterval;
     return this;
   }
 
   /**
-   * Saturation and deadlock-detection settings (default {@link HealthConfig#defaults()}); checked
-   * here, with this lane's name in the message.
+   * The lane is SATURATED when, over the saturation window, the mean queue wait exceeds {@code
+   * ratio} × the mean run time (default 1: tasks wait in line longer than they run). One of this
+   * and {@link #saturatedWhenWaitExceeds} may be given.
    */
-  public LaneBuilder health(HealthConfig health) {
-    Objects.requireNonNull(health, prefix() + "health must not be null");
-    health.validate(name);
-    this.health = health;
+  public LaneBuilder saturatedWhenWaitExceedsRun(double ratio) {
+    if (!(ratio > 0) || Double.isInfinite(ratio)) {
+      throw new IllegalArgumentException(
+          prefix() + "saturation wait-to-run ratio must be a finite number > 0, was " + ratio);
+    }
+    once("saturation threshold", "wait > " + ratio + " × run");
+    this.waitToRunRatio = ratio;
     return this;
   }
 
-  /** The validated settings, without starting anything. */
-  public LaneConfig config() {
-    // Not an error: the JDK has no CPU time for virtual threads, so a virtual lane's config says off.
-    CpuTiming effectiveCpuTiming = kind == LaneKind.VIRTUAL ? CpuTiming.off() : cpuTiming;
-    return new LaneConfig(
-        name,
-        kind,
-        concurrency,
-        queueCapacity,
-        overflow,
-        effectiveCpuTiming,
-        daemon,
-        taskDecorator,
-        exceptionHandler,
-        threadFactory,
-        ticker,
-        statsInterval,
-        health);
+  /** The lane is SATURATED when the mean queue wait over the window exceeds {@code wait}. */
+  public LaneBuilder saturatedWhenWaitExceeds(Duration wait) {
+    Objects.requireNonNull(wait, prefix() + "saturation wait must not be null");
+    requirePositive("saturation wait", wait);
+    once("saturation threshold", "wait > " + wait);
+    this.fixedWaitThreshold = wait;
+    return this;
+  }
+
+  /** Sliding window of the saturation figures (default 5 s). */
+  public LaneBuilder saturationWindow(Duration window) {
+    Objects.requireNonNull(window, prefix() + "saturationWindow must not be null");
+    requirePositive("saturationWindow", window);
+    once("saturationWindow", window);
+    this.saturationWindow = window;
+    return this;
+  }
+
+  /**
+   * Waits below this never make the lane saturated (default 1 ms: a 3 µs wait behind a 1 µs task
+   * is no problem).
+   */
+  public LaneBuilder saturationMinWait(Duration minWait) {
+    Objects.requireNonNull(minWait, prefix() + "saturationMinWait must not be null");
+    requireNotNegative("saturationMinWait", minWait);
+    once("saturationMinWait", minWait);
+    this.saturationMinWait = minWait;
+    return this;
+  }
+
+  /**
+   * How long the saturation (or rejection) condition must hold before the state worsens, and stop
+   * holding before it goes back to OK (defaults 1 s and 2 s).
+   */
+  public LaneBuilder saturationHysteresis(Duration enterAfter, Duration exitAfter) {
+    Objects.requireNonNull(enterAfter, prefix() + "saturationHysteresis enterAfter must not be null");
+    Objects.requireNonNull(exitAfter, prefix() + "saturationHysteresis exitAfter must not be null");
+    requireNotNegative("saturationHysteresis enterAfter", enterAfter);
+    requireNotNegative("saturationHysteresis exitAfter", exitAfter);
+    once("saturationHysteresis", enterAfter + ", " + exitAfter);
+    this.enterAfter = enterAfter;
+    this.exitAfter = exitAfter;
+    return this;
+  }
+
+  /**
+   * How long a starvation deadlock seen only through futures lanes did not make ({@code
+   * CompletableFuture.supplyAsync(.., lane).join()}) must hold before it is reported (default 200
+   * ms); one seen through lanes' own futures is reported the moment it forms. Every deadlock is
+   * reported (state DEADLOCKED, a health event, a logged diagnostic); {@link #failOnDeadlock()}
+   * and {@link #compensateOnDeadlock(int)} also act on it.
+   */
+  public LaneBuilder deadlockDetection(Duration detection) {
+    Objects.requireNonNull(detection, prefix() + "deadlockDetection must not be null");
+    requirePositive("deadlockDetection", detection);
+    once("deadlockDetection", detection);
+    this.deadlockDetection = detection;
+    return this;
+  }
+
+  /**
+   * On a proven starvation deadlock, fails the queued tasks every worker waits on (their futures
+   * complete with a {@link LaneRejectedException}, outcome {@link TaskOutcome#DEADLOCK}), which
+   * releases the waiters instead of hanging them. One of this and {@link #compensateOnDeadlock}
+   * may be given.
+   */
+  public LaneBuilder failOnDeadlock() {
+    once("deadlock action", "fail");
+    this.deadlockAction = HealthSettings.DeadlockAction.FAIL;
+    return this;
+  }
+
+  /**
+   * On a proven starvation deadlock, runs the queued tasks every worker waits on, each on a
+   * temporary extra thread that ends after it, at most {@code maxExtraThreads} at once.
+   */
+  public LaneBuilder compensateOnDeadlock(int maxExtraThreads) {
+    requireRange("compensateOnDeadlock maxExtraThreads", maxExtraThreads, 1,
+        MAX_PLATFORM_CONCURRENCY);
+    once("deadlock action", "compensate with up to " + maxExtraThreads + " threads");
+    this.deadlockAction = HealthSettings.DeadlockAction.COMPENSATE;
+    this.maxCompensationThreads = maxExtraThreads;
+    return this;
+  }
+
+  HealthSettings health() {
+    return new HealthSettings(saturationWindow, waitToRunRatio, fixedWaitThreshold,
+        saturationMinWait, enterAfter, exitAfter, deadlockAction, deadlockDetection,
+        maxCompensationThreads);
+  }
+
+  /** CPU readings are off for virtual lanes: the JDK has no CPU time for virtual threads. */
+  long effectiveCpuSampleNanos() {
+    return kind == LaneKind.VIRTUAL ? -1 : cpuSampleNanos;
   }
 
   /**
@@ -240,6 +370,11 @@ public final class LaneBuilder {
    * for one unstarted thread to see), and the queue's up-front memory must fit the heap.
    */
   public Lane build() {
+    return build(TaskDecorator.NONE);
+  }
+
+  /** Builds with {@code outer} around this builder's own decorator (for {@link Lanes}). */
+  Lane build(TaskDecorator outer) {
     if (threadFactory != null && kind == LaneKind.VIRTUAL) {
       Thread probe;
       try {
@@ -252,7 +387,22 @@ public final class LaneBuilder {
             + " a virtual lane, made platform thread " + quote(probe.getName()));
       }
     }
-    return new LaneExecutor(config());
+    return new LaneExecutor(this, outer.andThen(taskDecorator));
+  }
+
+  /** The settings given, for people. */
+  @Override
+  public String toString() {
+    return "LaneBuilder[" + name + ", " + kind.tag() + ", concurrency " + concurrency
+        + ", queueCapacity " + queueCapacity + ", given " + given.keySet() + "]";
+  }
+
+  private void once(String setting, Object value) {
+    Object before = given.putIfAbsent(setting, value);
+    if (before != null) {
+      throw new IllegalStateException(prefix() + setting + " was already set to " + before
+          + "; cannot set it to " + value);
+    }
   }
 
   private String prefix() {
@@ -263,6 +413,18 @@ public final class LaneBuilder {
     if (value < min || value > max) {
       throw new IllegalArgumentException(
           prefix() + setting + " must be between " + min + " and " + max + ", was " + value);
+    }
+  }
+
+  private void requirePositive(String setting, Duration d) {
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(prefix() + setting + " must be > 0, was " + d);
+    }
+  }
+
+  private void requireNotNegative(String setting, Duration d) {
+    if (d.isNegative()) {
+      throw new IllegalArgumentException(prefix() + setting + " must be ≥ 0, was " + d);
     }
   }
 

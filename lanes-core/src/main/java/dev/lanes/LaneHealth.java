@@ -4,7 +4,7 @@ package dev.lanes;
 public enum LaneHealth {
   /** Tasks start about as soon as they arrive. */
   OK,
-  /** Tasks wait in line longer than the configured threshold (see {@link HealthConfig}). */
+  /** Tasks wait in line longer than the configured threshold (see {@link LaneBuilder#saturatedWhenWaitExceedsRun}). */
   SATURATED,
   /** The lane refused or dropped tasks in the window. */
   REJECTING,

@@ -1,33 +1,46 @@
 package dev.lanes;
 
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+
 /**
  * A snapshot of one lane: counts, gauges, and wait / run / CPU distributions since it started and
  * for the most recent stats interval.
  *
+ * <p>Counts are exact, but read one after another, so under concurrent submission a snapshot can
+ * be off by the tasks in flight between the reads; once the lane is quiet the books balance:
+ * {@code submitted = ended() + queued + running}, where every ended task is counted under exactly
+ * one {@link TaskOutcome}.
+ *
  * @param lane name
  * @param kind kind
- * @param state {@code running}, {@code shutting-down} or {@code terminated}
+ * @param shutdown {@code shutdown()} or {@code shutdownNow()} was called
+ * @param terminated shut down, and every accepted task has ended
  * @param health current health state
  * @param uptimeNanos since the lane was built
- * @param counts task counts since start
+ * @param submitted every call to submit or execute, accepted or not
+ * @param started tasks that began running (on a worker, or on the caller by caller-runs)
+ * @param ended tasks that ended, by outcome (every outcome present, 0 where none)
  * @param queued tasks waiting now
  * @param oldestQueuedNanos how long the task at the head of the queue (the one waiting longest)
  *     has waited so far, 0 when the queue is empty: a task still waiting shows here before it
  *     ends and reaches the wait figures, so this is the earliest sign of saturation. Read without
  *     a lock, so approximate under concurrent submission (the head may be taken as it is read)
  * @param running tasks running now
- * @param threads live threads now (for a virtual lane: virtual threads running tasks)
- * @param concurrencyLimit threads of a platform lane, {@code maxConcurrency} of a virtual one
- * @param queueCapacity the queue's capacity
- * @param sinceStart every task that ended since start
+ * @param workers the lane's threads that hold a slot now: a platform lane's threads, a virtual
+ *     lane's virtual threads (each holds one of its {@code concurrency} permits)
+ * @param concurrency at most this many tasks run at once (a platform lane's threads, a virtual
+ *     lane's permits)
+ * @param queueCapacity how many tasks may wait beyond the running ones
+ * @param sinceStart every task that ran, since start
  * @param recent tasks that ended in the last completed stats interval (or, before one completed,
  *     since start); at least {@code statsInterval} long, longer if nobody read stats meanwhile
  * @param saturatedNanos total time spent SATURATED or worse ("server saturation time")
- * @param byLabel figures per task label (labelled tasks only); at most {@link #MAX_LABELS}
- *     labels are kept apart, and the tasks of any further label are added up under {@link
- *     #OTHER_LABEL}
- * @param cpuBoundSamples CPU-sampled tasks whose own W/C was below 0.25 (computing)
- * @param blockingSamples CPU-sampled tasks whose own W/C was above 3 (mostly waiting)
+ * @param cpuBoundSamples tasks with a CPU reading whose own W/C was below {@link #CPU_BOUND_WC}
+ *     (computing)
+ * @param blockingSamples tasks with a CPU reading whose own W/C was above {@link #BLOCKING_WC}, or
+ *     above 2 × concurrency ÷ cores if that is higher (mostly waiting, not just waiting for a core)
  * @param betweenTasksNanos time the lane's threads spent between tasks running other code: the
  *     dependent stages that completing a task's future ran synchronously ({@code thenApply} and
  *     friends without an executor), task listeners and the exception handler. It is counted in no
@@ -36,46 +49,98 @@ package dev.lanes;
 public record LaneStats(
     String lane,
     LaneKind kind,
-    String state,
+    boolean shutdown,
+    boolean terminated,
     LaneHealth health,
     long uptimeNanos,
-    LaneCounts counts,
+    long submitted,
+    long started,
+    Map<TaskOutcome, Long> ended,
     int queued,
     long oldestQueuedNanos,
     int running,
-    int threads,
-    int concurrencyLimit,
+    int workers,
+    int concurrency,
     int queueCapacity,
     Timings sinceStart,
     Timings recent,
     long saturatedNanos,
-    java.util.Map<String, LabelFigures> byLabel,
     long cpuBoundSamples,
     long blockingSamples,
     long betweenTasksNanos) {
 
-  /** Most labels whose figures are kept apart in {@link #byLabel()}. */
-  public static final int MAX_LABELS = 1_000;
+  /** A task whose own W/C is below this computes. */
+  public static final double CPU_BOUND_WC = 0.25;
 
-  /** The {@link #byLabel()} entry that adds up the tasks of labels beyond {@link #MAX_LABELS}. */
-  public static final String OTHER_LABEL = "(other labels)";
+  /** A task whose own W/C is above this (at least) mostly waits. */
+  public static final double BLOCKING_WC = 3.0;
 
   public LaneStats {
-    byLabel = java.util.Map.copyOf(byLabel);
+    EnumMap<TaskOutcome, Long> copy = new EnumMap<>(TaskOutcome.class);
+    for (TaskOutcome o : TaskOutcome.values()) {
+      copy.put(o, ended.getOrDefault(o, 0L));
+    }
+    ended = Collections.unmodifiableMap(copy);
   }
 
+  /** Tasks that ended under {@code outcome}. */
+  public long count(TaskOutcome outcome) {
+    return ended.get(outcome);
+  }
+
+  /** Tasks that ended, whatever the outcome. */
+  public long endedTotal() {
+    long sum = 0;
+    for (long n : ended.values()) {
+      sum += n;
+    }
+    return sum;
+  }
+
+  /** Ran and returned normally. */
+  public long completed() {
+    return count(TaskOutcome.COMPLETED);
+  }
+
+  /** Ran and threw, or ended failed without running to an end ({@link TaskOutcome#FAILED}). */
+  public long failed() {
+    return count(TaskOutcome.FAILED);
+  }
+
+  /** Cancelled while queued or running. */
+  public long cancelled() {
+    return count(TaskOutcome.CANCELLED);
+  }
+
+  /** Handed back by {@code shutdownNow()}. */
+  public long returned() {
+    return count(TaskOutcome.RETURNED);
+  }
+
+  /** Refused or dropped, whatever the reason ({@link TaskOutcome#isRejection()}). */
+  public long rejected() {
+    long sum = 0;
+    for (Map.Entry<TaskOutcome, Long> e : ended.entrySet()) {
+      if (e.getKey().isRejection()) {
+        sum += e.getValue();
+      }
+    }
+    return sum;
+  }
+
+  /** Queue slots free now. */
   public int remainingCapacity() {
     return Math.max(0, queueCapacity - queued);
   }
 
-  /** Busy thread time ÷ (concurrency limit × uptime). */
+  /** Busy thread time ÷ (concurrency × uptime). */
   public double utilisation() {
-    return sinceStart.utilisation(concurrencyLimit);
+    return sinceStart.utilisation(concurrency);
   }
 
-  /** Busy thread time ÷ (concurrency limit × the recent window). */
+  /** Busy thread time ÷ (concurrency × the recent window). */
   public double recentUtilisation() {
-    return recent.utilisation(concurrencyLimit);
+    return recent.utilisation(concurrency);
   }
 
   /** Measured W/C since start; NaN without CPU samples. */

@@ -16,12 +16,10 @@ import java.util.function.Consumer;
  * builder, looked up by name, closed together.
  *
  * <pre>{@code
- * Lanes lanes = Lanes.builder()
- *     .lane(Lane.cpu("compute"))
- *     .lane(Lane.blocking("db", 16).queueCapacity(500))
- *     .lane(Lane.virtual("partner-api", 30).queueCapacity(10_000))
- *     .taskDecorator(TaskDecorator.threadLocals(REQUEST_ID))
- *     .build();
+ * Lanes lanes = Lanes.of(TaskDecorator.threadLocals(REQUEST_ID),
+ *     Lane.cpu("compute"),
+ *     Lane.blocking("db", 16).queueCapacity(500),
+ *     Lane.virtual("partner-api", 30).queueCapacity(10_000));
  * lanes.lane("db").submit(() -> repository.load(id));
  * System.out.println(lanes.table());
  * }</pre>
@@ -32,15 +30,14 @@ import java.util.function.Consumer;
  */
 public final class Lanes implements AutoCloseable {
 
-  /** A lane was added to or removed from the set. */
-  public record Change(Lane lane, boolean added) {}
-
   private final TaskDecorator decorator;
   private final ReentrantLock lock = new ReentrantLock();
   private volatile Map<String, Lane> lanes;
   /** Lane names in declaration order; guarded by {@code lock}. */
   private final List<String> order;
-  private final CopyOnWriteArrayList<Consumer<? super Change>> listeners =
+  private final CopyOnWriteArrayList<Consumer<? super Lane>> addedListeners =
+      new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<Consumer<? super Lane>> removedListeners =
       new CopyOnWriteArrayList<>();
   private volatile boolean closed;
 
@@ -62,13 +59,29 @@ public final class Lanes implements AutoCloseable {
     this.order = new ArrayList<>(built.keySet());
   }
 
-  public static Builder builder() {
-    return new Builder();
+  /** Builds the lanes (at least one; distinct names). */
+  public static Lanes of(LaneBuilder... lanes) {
+    return of(TaskDecorator.NONE, lanes);
+  }
+
+  /**
+   * Builds the lanes with {@code decorator} applied to every lane's tasks, outside each lane's own
+   * decorator (and to lanes added later).
+   */
+  public static Lanes of(TaskDecorator decorator, LaneBuilder... lanes) {
+    Objects.requireNonNull(decorator, "decorator");
+    if (lanes.length == 0) {
+      throw new IllegalArgumentException("lanes: declare at least one lane");
+    }
+    List<LaneBuilder> all = new ArrayList<>();
+    for (LaneBuilder b : lanes) {
+      all.add(Objects.requireNonNull(b, "lane"));
+    }
+    return new Lanes(decorator, all);
   }
 
   private Lane buildWithDecorator(LaneBuilder b) {
-    LaneConfig c = b.config();
-    return c.toBuilder().taskDecorator(decorator.andThen(c.taskDecorator())).build();
+    return b.build(decorator);
   }
 
   /** The lane called {@code name}; an unknown name fails with a message listing the known ones. */
@@ -125,7 +138,7 @@ public final class Lanes implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    notify(new Change(lane, true));
+    notify(addedListeners, lane);
     return lane;
   }
 
@@ -146,19 +159,28 @@ public final class Lanes implements AutoCloseable {
       lock.unlock();
     }
     lane.close();
-    notify(new Change(lane, false));
+    notify(removedListeners, lane);
     return lane;
   }
 
-  /** Tells {@code listener} about every lane added or removed from now on. */
-  public Subscription onChange(Consumer<? super Change> listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
-    return () -> listeners.remove(listener);
+  /** Tells {@code listener} about every lane added from now on (by {@link #add}). */
+  public void onAdded(Consumer<? super Lane> listener) {
+    addedListeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  private void notify(Change change) {
-    for (Consumer<? super Change> l : listeners) {
-      l.accept(change);
+  /** Tells {@code listener} about every lane removed from now on (after it was closed). */
+  public void onRemoved(Consumer<? super Lane> listener) {
+    removedListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Stops calling a listener given to {@link #onAdded} or {@link #onRemoved}. */
+  public boolean removeListener(Object listener) {
+    return addedListeners.remove(listener) | removedListeners.remove(listener);
+  }
+
+  private static void notify(List<Consumer<? super Lane>> listeners, Lane lane) {
+    for (Consumer<? super Lane> l : listeners) {
+      l.accept(lane);
     }
   }
 
@@ -180,18 +202,18 @@ public final class Lanes implements AutoCloseable {
   public static String table(Collection<LaneStats> stats) {
     String header = String.format(Locale.ROOT,
         "%-14s %-8s %7s %7s %7s %9s %9s %9s %9s %9s %9s %8s %6s %-9s%n",
-        "lane", "kind", "limit", "queued", "running", "wait p50", "wait p99", "run p50",
+        "lane", "kind", "concur", "queued", "running", "wait p50", "wait p99", "run p50",
         "run p99", "cpu p50", "cpu p99", "rejected", "util", "health");
     StringBuilder s = new StringBuilder(header);
     for (LaneStats st : stats) {
       Timings t = st.sinceStart();
       s.append(String.format(Locale.ROOT,
           "%-14s %-8s %7d %7d %7d %9s %9s %9s %9s %9s %9s %8d %5.0f%% %-9s%n",
-          st.lane(), st.kind().tag(), st.concurrencyLimit(), st.queued(), st.running(),
+          st.lane(), st.kind().tag(), st.concurrency(), st.queued(), st.running(),
           ms(t.queueWait(), t.queueWait().p50()), ms(t.queueWait(), t.queueWait().p99()),
           ms(t.runTime(), t.runTime().p50()), ms(t.runTime(), t.runTime().p99()),
           ms(t.cpuTime(), t.cpuTime().p50()), ms(t.cpuTime(), t.cpuTime().p99()),
-          st.counts().rejected(),
+          st.rejected(),
           Double.isNaN(st.utilisation()) ? 0.0 : 100 * st.utilisation(),
           st.health().name()));
     }
@@ -219,32 +241,5 @@ public final class Lanes implements AutoCloseable {
     Collection<Lane> all = all();
     all.forEach(Lane::shutdown);
     all.forEach(Lane::close);
-  }
-
-  /** Builds a {@link Lanes}. */
-  public static final class Builder {
-    private final List<LaneBuilder> lanes = new ArrayList<>();
-    private TaskDecorator decorator = TaskDecorator.NONE;
-
-    private Builder() {}
-
-    /** Declares a lane ({@link Lane#cpu}, {@link Lane#blocking}, {@link Lane#virtual}). */
-    public Builder lane(LaneBuilder lane) {
-      lanes.add(Objects.requireNonNull(lane, "lane"));
-      return this;
-    }
-
-    /** Applied to every lane's tasks, outside the lane's own decorator. */
-    public Builder taskDecorator(TaskDecorator decorator) {
-      this.decorator = Objects.requireNonNull(decorator, "decorator");
-      return this;
-    }
-
-    public Lanes build() {
-      if (lanes.isEmpty()) {
-        throw new IllegalArgumentException("lanes: declare at least one lane");
-      }
-      return new Lanes(decorator, lanes);
-    }
   }
 }

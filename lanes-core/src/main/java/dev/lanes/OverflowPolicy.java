@@ -4,84 +4,87 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What a lane does with a task that arrives when its queue is full. Every choice is counted:
- * nothing is dropped silently.
+ * What a lane does with a task that arrives when it is full. Every choice is counted: nothing is
+ * dropped silently. Made by the four factories; compared by value.
  */
-public sealed interface OverflowPolicy
-    permits OverflowPolicy.Reject,
-        OverflowPolicy.CallerRuns,
-        OverflowPolicy.BlockCaller,
-        OverflowPolicy.DiscardOldest {
+public final class OverflowPolicy {
 
-  /** Throw {@link LaneRejectedException} (the default). */
-  static OverflowPolicy reject() {
-    return Reject.INSTANCE;
+  /** The four behaviours; the lane switches on it. */
+  enum Kind {
+    REJECT,
+    CALLER_RUNS,
+    BLOCK_CALLER,
+    DISCARD_OLDEST
+  }
+
+  private static final OverflowPolicy REJECT = new OverflowPolicy(Kind.REJECT, null);
+  private static final OverflowPolicy CALLER_RUNS = new OverflowPolicy(Kind.CALLER_RUNS, null);
+  private static final OverflowPolicy DISCARD_OLDEST = new OverflowPolicy(Kind.DISCARD_OLDEST, null);
+
+  private final Kind kind;
+  private final Duration timeout;
+
+  private OverflowPolicy(Kind kind, Duration timeout) {
+    this.kind = kind;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Throw {@link LaneRejectedException} with reason {@link TaskOutcome#QUEUE_FULL} (the default).
+   */
+  public static OverflowPolicy reject() {
+    return REJECT;
   }
 
   /** Run the task on the submitting thread: the natural brake on a producer. */
-  static OverflowPolicy callerRuns() {
-    return CallerRuns.INSTANCE;
+  public static OverflowPolicy callerRuns() {
+    return CALLER_RUNS;
   }
 
   /**
-   * Block the submitting thread until the queue has room, up to {@code timeout}, then reject
-   * (backpressure).
+   * Block the submitting thread until the lane has room, up to {@code timeout}, then reject with
+   * reason {@link TaskOutcome#BLOCK_TIMEOUT} (backpressure). The lane's builder checks the timeout
+   * (1 ns to 24 h).
    */
-  static OverflowPolicy blockCaller(Duration timeout) {
-    return new BlockCaller(timeout);
+  public static OverflowPolicy blockCaller(Duration timeout) {
+    return new OverflowPolicy(Kind.BLOCK_CALLER, Objects.requireNonNull(timeout, "timeout"));
   }
 
   /**
-   * Drop the oldest queued task to make room: its future is cancelled and the drop is counted as a
-   * rejection with reason {@link RejectReason#DISCARDED_OLDEST}.
+   * Drop the oldest queued task to make room: its future is cancelled and the drop is counted
+   * under {@link TaskOutcome#DISCARDED_OLDEST}.
    */
-  static OverflowPolicy discardOldest() {
-    return DiscardOldest.INSTANCE;
+  public static OverflowPolicy discardOldest() {
+    return DISCARD_OLDEST;
   }
 
-  /** See {@link #reject()}. */
-  enum Reject implements OverflowPolicy {
-    INSTANCE;
-
-    @Override
-    public String toString() {
-      return "reject";
-    }
+  Kind kind() {
+    return kind;
   }
 
-  /** See {@link #callerRuns()}. */
-  enum CallerRuns implements OverflowPolicy {
-    INSTANCE;
-
-    @Override
-    public String toString() {
-      return "caller-runs";
-    }
+  /** The block-caller timeout; null for the other policies. */
+  Duration timeout() {
+    return timeout;
   }
 
-  /** See {@link #discardOldest()}. */
-  enum DiscardOldest implements OverflowPolicy {
-    INSTANCE;
-
-    @Override
-    public String toString() {
-      return "discard-oldest";
-    }
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof OverflowPolicy p && p.kind == kind && Objects.equals(p.timeout, timeout);
   }
 
-  /**
-   * See {@link #blockCaller(Duration)}.
-   *
-   * @param timeout how long a submitter may wait for room; validated when the lane is built
-   */
-  record BlockCaller(Duration timeout) implements OverflowPolicy {
-    public BlockCaller {
-      Objects.requireNonNull(timeout, "timeout");
-    }
+  @Override
+  public int hashCode() {
+    return kind.hashCode() * 31 + Objects.hashCode(timeout);
+  }
 
-    @Override
-    public String toString() {
-      return "block-caller(" + timeout + ")";
-    }
+  /** {@code reject}, {@code caller-runs}, {@code block-caller(PT1S)} or {@code discard-oldest}. */
+  @Override
+  public String toString() {
+    return switch (kind) {
+      case REJECT -> "reject";
+      case CALLER_RUNS -> "caller-runs";
+      case BLOCK_CALLER -> "block-caller(" + timeout + ")";
+      case DISCARD_OLDEST -> "discard-oldest";
+    };
   }
 }

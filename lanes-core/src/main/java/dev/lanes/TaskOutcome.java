@@ -1,17 +1,48 @@
 package dev.lanes;
 
-/** How a task accepted by (or offered to) a lane ended. */
+import java.util.Locale;
+
+/**
+ * How a task given to a lane ended. Every task ends in exactly one of these and is counted under
+ * it ({@link LaneStats#count(TaskOutcome)}); the refusals and drops say why ({@link
+ * #isRejection()}), and are the reason of the {@link LaneRejectedException} the task's caller or
+ * future sees.
+ */
 public enum TaskOutcome {
   /** Ran and returned normally. */
   COMPLETED,
-  /** Ran and threw. */
+  /**
+   * Ran and threw, or ended failed without running to an end: a task decorator that did not run
+   * it, or a worker thread that died under it.
+   */
   FAILED,
   /** Its future was cancelled, before or while it ran. */
   CANCELLED,
-  /** Refused at submission, or dropped from the queue by discard-oldest. */
-  REJECTED;
+  /** Never started; handed back by {@code shutdownNow()}. */
+  RETURNED,
+  /** Refused: the lane was full and its overflow policy was {@link OverflowPolicy#reject()}. */
+  QUEUE_FULL,
+  /** Refused: the lane stayed full for the whole {@link OverflowPolicy#blockCaller} timeout. */
+  BLOCK_TIMEOUT,
+  /** Refused: the lane was shut down. */
+  SHUTDOWN,
+  /** Accepted, then dropped from the queue to make room ({@link OverflowPolicy#discardOldest()}). */
+  DISCARDED_OLDEST,
+  /** Accepted, then failed: a virtual lane could not start a thread to run it. */
+  THREAD_START_FAILED,
+  /**
+   * Accepted, then failed before it started, to break a starvation deadlock: every worker waited
+   * on it (the lane was built with {@link LaneBuilder#failOnDeadlock()}).
+   */
+  DEADLOCK;
 
+  /** True for the outcomes of a task refused at submission or dropped before it ran. */
+  public boolean isRejection() {
+    return ordinal() >= QUEUE_FULL.ordinal();
+  }
+
+  /** Lower-case name with {@code _} as in metrics tags ({@code completed}, {@code queue_full}). */
   public String tag() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

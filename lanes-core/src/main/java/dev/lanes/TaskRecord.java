@@ -5,7 +5,9 @@ package dev.lanes;
  * Timestamps come from the lane's ticker ({@link System#nanoTime()} unless injected), so they
  * compare only with each other.
  *
- * @param taskId the lane's sequence number for the task, from 1, in order of submission
+ * @param taskId the task's number in its lane, unique: its position in the lane's queue, from 1,
+ *     in the order tasks entered it; a task that never entered the queue (refused at submission,
+ *     or run by its caller) is numbered −1, −2, … in its own order
  * @param lane the lane's name
  * @param label the label given at submission, or {@code ""}
  * @param thread name of the thread that ran it ({@code ""} if it never ran)

@@ -5,7 +5,8 @@ package dev.lanes;
  *
  * @param queueWait accepted → started
  * @param runTime started → ended
- * @param cpuTime CPU time of the tasks whose CPU time was read (see {@link CpuTiming})
+ * @param cpuTime CPU time of the tasks whose CPU time was read (see {@link
+ *     LaneBuilder#cpuTimeSampled})
  * @param windowNanos how long the window is
  * @param busyNanos sum of run times (the thread time spent running tasks)
  * @param cpuSampledRunNanos sum of run times of the tasks whose CPU time was read
@@ -34,11 +35,11 @@ public record Timings(
     return Math.max(0, cpuSampledRunNanos - cpuNanos) / (double) cpuNanos;
   }
 
-  /** Busy thread time ÷ (threads × window), or NaN for an empty window. */
-  public double utilisation(int threads) {
-    if (windowNanos <= 0 || threads <= 0) {
+  /** Busy thread time ÷ (concurrency × window), or NaN for an empty window. */
+  public double utilisation(int concurrency) {
+    if (windowNanos <= 0 || concurrency <= 0) {
       return Double.NaN;
     }
-    return busyNanos / ((double) threads * windowNanos);
+    return busyNanos / ((double) concurrency * windowNanos);
   }
 }

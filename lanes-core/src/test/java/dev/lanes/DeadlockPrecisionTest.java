@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.lanes.internal.LaneExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -76,7 +75,7 @@ class DeadlockPrecisionTest {
 
     Clocked(LaneBuilder b) {
       lane = (LaneExecutor) b.ticker(now::get)
-          .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build();
+          .failOnDeadlock().build();
       lane.onHealth(events::add);
     }
 
@@ -248,7 +247,7 @@ class DeadlockPrecisionTest {
   @Test
   void failHandlesASecondCycleTooWhenTheParentRetries() throws Exception {
     try (Lane lane = Lane.blocking("retry", 1)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {
+        .failOnDeadlock().build()) {
       CompletableFuture<String> parent = lane.submit(() -> {
         try {
           return lane.submit(() -> "child").get();
@@ -257,15 +256,16 @@ class DeadlockPrecisionTest {
         }
       });
       assertThatThrownBy(() -> parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
-          .isInstanceOf(ExecutionException.class).hasRootCauseInstanceOf(LaneDeadlockException.class);
-      assertThat(lane.stats().counts().failed()).isEqualTo(3); // two children and the parent
+          .isInstanceOf(ExecutionException.class).hasRootCauseInstanceOf(LaneRejectedException.class);
+      assertThat(lane.stats().failed()).isEqualTo(1); // the parent
+      assertThat(lane.stats().count(TaskOutcome.DEADLOCK)).isEqualTo(2); // the two children
     }
   }
 
   @Test
   void compensateHandlesSequentialNestedWaits() throws Exception {
     try (Lane lane = Lane.blocking("seq", 1)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.COMPENSATE)).build()) {
+        .compensateOnDeadlock(64).build()) {
       CompletableFuture<String> parent = lane.submit(() -> {
         String a = lane.submit(() -> "a").get();
         String b = lane.submit(() -> "b").get();
@@ -276,19 +276,19 @@ class DeadlockPrecisionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = DeadlockPolicy.class)
-  void aCycleAcrossTwoLanesIsReportedOnBothAndHandled(DeadlockPolicy policy) throws Exception {
+  @EnumSource(value = Work.OnDeadlock.class)
+  void aCycleAcrossTwoLanesIsReportedOnBothAndHandled(Work.OnDeadlock policy) throws Exception {
     for (int i = 0; i < Math.max(1, REPEATS / 5); i++) { // every time it forms
       twoLaneCycle(policy);
     }
   }
 
-  private static void twoLaneCycle(DeadlockPolicy policy) throws Exception {
+  private static void twoLaneCycle(Work.OnDeadlock policy) throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
-    HealthConfig health = HealthConfig.defaults().withDeadlockPolicy(policy)
-        .withDeadlockDetection(Duration.ofMillis(20));
-    Lane a = Lane.blocking("cycle-a", 1).health(health).build();
-    Lane b = Lane.blocking("cycle-b", 1).health(health).build();
+    Lane a = policy.apply(Lane.blocking("cycle-a", 1)).deadlockDetection(Duration.ofMillis(20))
+        .build();
+    Lane b = policy.apply(Lane.blocking("cycle-b", 1)).deadlockDetection(Duration.ofMillis(20))
+        .build();
     a.onHealth(events::add);
     b.onHealth(events::add);
     CountDownLatch bothRunning = new CountDownLatch(2);
@@ -325,8 +325,8 @@ class DeadlockPrecisionTest {
         children.forEach(ch -> ch.cancel(false));
       }
       case FAIL -> {
-        assertThatThrownBy(pa::get).hasRootCauseInstanceOf(LaneDeadlockException.class);
-        assertThatThrownBy(pb::get).hasRootCauseInstanceOf(LaneDeadlockException.class);
+        assertThatThrownBy(pa::get).hasRootCauseInstanceOf(LaneRejectedException.class);
+        assertThatThrownBy(pb::get).hasRootCauseInstanceOf(LaneRejectedException.class);
       }
       case COMPENSATE -> {
         assertThat(pa.get()).isEqualTo("from b");
@@ -343,7 +343,7 @@ class DeadlockPrecisionTest {
   @Test
   void failFailsOnlyTheAwaitedTaskNotTheUnrelatedOnesQueuedBesideIt() throws Exception {
     try (Lane lane = Lane.blocking("only-awaited", 1)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {
+        .failOnDeadlock().build()) {
       List<CompletableFuture<String>> unrelated = new CopyOnWriteArrayList<>();
       CompletableFuture<String> parent = lane.submit(() -> {
         unrelated.add(lane.submit(() -> "unrelated 1"));
@@ -352,10 +352,11 @@ class DeadlockPrecisionTest {
         return child.get();
       });
       assertThatThrownBy(() -> parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
-          .hasRootCauseInstanceOf(LaneDeadlockException.class);
+          .hasRootCauseInstanceOf(LaneRejectedException.class);
       assertThat(unrelated.get(0).get()).isEqualTo("unrelated 1");
       assertThat(unrelated.get(1).get()).isEqualTo("unrelated 2");
-      assertThat(lane.stats().counts().failed()).isEqualTo(2); // the child and its parent
+      assertThat(lane.stats().failed()).isEqualTo(1); // the parent
+      assertThat(lane.stats().count(TaskOutcome.DEADLOCK)).isEqualTo(1); // the child
     }
   }
 
@@ -363,8 +364,7 @@ class DeadlockPrecisionTest {
   void compensateStaysWithinItsBoundOfExtraThreads() throws Exception {
     List<Integer> threadsSeen = new CopyOnWriteArrayList<>();
     try (Lane lane = Lane.blocking("bounded-comp", 3)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.COMPENSATE)
-            .withMaxCompensationThreads(1)).build()) {
+        .compensateOnDeadlock(1).build()) {
       CountDownLatch allParents = new CountDownLatch(3);
       List<CompletableFuture<String>> parents = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
@@ -372,7 +372,7 @@ class DeadlockPrecisionTest {
           allParents.countDown();
           Work.block(allParents);
           return lane.submit(() -> {
-            threadsSeen.add(lane.stats().threads());
+            threadsSeen.add(lane.stats().workers());
             return "child";
           }).get();
         }));
@@ -388,7 +388,7 @@ class DeadlockPrecisionTest {
   void aCycleSeenOnlyThroughJdkFuturesIsReportedOnceItHeldForTheDetectionPeriod() throws Exception {
     AtomicLong now = new AtomicLong(1_000_000_000L);
     LaneExecutor lane = (LaneExecutor) Lane.blocking("held", 1).ticker(now::get)
-        .health(HealthConfig.defaults().withDeadlockDetection(Duration.ofMillis(200))).build();
+        .deadlockDetection(Duration.ofMillis(200)).build();
     CompletableFuture<CompletableFuture<String>> child = new CompletableFuture<>();
     CompletableFuture<String> parent = lane.submit(() -> {
       CompletableFuture<String> c = CompletableFuture.supplyAsync(() -> "child", lane);
@@ -412,11 +412,11 @@ class DeadlockPrecisionTest {
   @Test
   void aStageDependingOnAQueuedChildIsSeenToo() throws Exception {
     try (Lane lane = Lane.blocking("stage-wait", 1)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {
+        .failOnDeadlock().build()) {
       CompletableFuture<Integer> parent =
           lane.submit(() -> lane.submit(() -> "child").thenApply(String::length).join());
       assertThatThrownBy(() -> parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
-          .hasRootCauseInstanceOf(LaneDeadlockException.class);
+          .hasRootCauseInstanceOf(LaneRejectedException.class);
     }
   }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * policy; and no false alarm for workers that wait on another lane, sleep, or block in IO.
  */
 class DeadlockTest {
-  private static final Duration DETECTION = HealthConfig.defaults().deadlockDetection();
+  private static final Duration DETECTION = HealthSettings.DEFAULT_DEADLOCK_DETECTION;
 
   @ParameterizedTest(name = "{0} threads, {1}, {2}")
   @CsvSource({
@@ -34,13 +34,11 @@ class DeadlockTest {
     "9, submit-get, REPORT", "9, submit-get, FAIL", "9, submit-get, COMPENSATE",
     "9, runAsync-join, REPORT", "9, runAsync-join, FAIL", "9, runAsync-join, COMPENSATE"
   })
-  void detectsTheDeadlockAndAppliesThePolicy(int threads, String api, DeadlockPolicy policy)
+  void detectsTheDeadlockAndAppliesThePolicy(int threads, String api, Work.OnDeadlock policy)
       throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
     List<CompletableFuture<?>> children = new CopyOnWriteArrayList<>();
-    Lane lane = Lane.blocking("nested", threads)
-        .health(HealthConfig.defaults().withDeadlockPolicy(policy))
-        .build();
+    Lane lane = policy.apply(Lane.blocking("nested", threads)).build();
     lane.onHealth(events::add);
     CountDownLatch allParentsRunning = new CountDownLatch(threads);
     List<CompletableFuture<String>> parents = new ArrayList<>();
@@ -83,8 +81,9 @@ class DeadlockTest {
       case FAIL -> {
         for (CompletableFuture<String> p : parents) {
           assertThatThrownBy(p::get).isInstanceOf(ExecutionException.class)
-              .hasRootCauseInstanceOf(LaneDeadlockException.class)
-              .rootCause().hasMessageContaining("lane \"nested\" is deadlocked");
+              .hasRootCauseInstanceOf(LaneRejectedException.class)
+              .rootCause().hasMessageContaining(
+                  "lane \"nested\" failed a queued task to break a starvation deadlock");
         }
       }
       case COMPENSATE -> {
@@ -102,7 +101,7 @@ class DeadlockTest {
   void aCappedVirtualLaneIsCaughtToo(int cap, String api) throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
     Lane lane = Lane.virtual("vnested", cap)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build();
+        .failOnDeadlock().build();
     lane.onHealth(events::add);
     CountDownLatch allParentsRunning = new CountDownLatch(cap);
     List<CompletableFuture<String>> parents = new ArrayList<>();
@@ -116,7 +115,7 @@ class DeadlockTest {
       }));
     }
     for (CompletableFuture<String> p : parents) {
-      assertThatThrownBy(p::get).hasRootCauseInstanceOf(LaneDeadlockException.class);
+      assertThatThrownBy(p::get).hasRootCauseInstanceOf(LaneRejectedException.class);
     }
     // Events are delivered after the cure, so the parents may fail first.
     Awaitility.await().until(() -> events.stream().anyMatch(e -> e.to() == LaneHealth.DEADLOCKED));

@@ -27,7 +27,7 @@ class ExceptionTest {
       assertThatThrownBy(f::get).isInstanceOf(ExecutionException.class)
           .hasCauseInstanceOf(IllegalStateException.class).hasRootCauseMessage("boom");
       lane.close();
-      assertThat(lane.stats().counts().failed()).isEqualTo(1);
+      assertThat(lane.stats().failed()).isEqualTo(1);
     }
   }
 
@@ -42,7 +42,7 @@ class ExceptionTest {
       Throwable e = seen.poll(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
       assertThat(e).isInstanceOf(IllegalStateException.class).hasMessage("from execute");
       lane.close();
-      assertThat(lane.stats().counts().failed()).isEqualTo(1);
+      assertThat(lane.stats().failed()).isEqualTo(1);
     }
   }
 

@@ -18,7 +18,7 @@ class FutureChainTest {
           .get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
       assertThat(thread).startsWith("chain-");
       lane.close();
-      assertThat(lane.stats().counts().submitted()).isEqualTo(3); // two tasks and the async stage
+      assertThat(lane.stats().submitted()).isEqualTo(3); // two tasks and the async stage
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.lanes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lanes.internal.LaneExecutor;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -29,7 +28,7 @@ class HealthThreadTest {
   void aHealthListenerRunsOutsideTheMonitorsLock() throws Exception {
     AtomicLong now = new AtomicLong(1_000_000_000L);
     LaneExecutor lane = (LaneExecutor) Lane.blocking("listener-lock", 1).queueCapacity(1)
-        .health(HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO))
+        .saturationHysteresis(Duration.ZERO, Duration.ZERO)
         .ticker(now::get).build();
     ExecutorService other = Executors.newSingleThreadExecutor();
     CountDownLatch release = Work.occupy(lane);
@@ -61,7 +60,7 @@ class HealthThreadTest {
   void aDeadlockCuresDependentStageRunsOutsideEveryLock() throws Exception {
     ExecutorService other = Executors.newSingleThreadExecutor();
     try (Lane lane = Lane.blocking("cure-lock", 1)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {
+        .failOnDeadlock().build()) {
       AtomicBoolean otherThreadChecked = new AtomicBoolean();
       CompletableFuture<String> parent = lane.submit(() -> {
         CompletableFuture<String> child = lane.submit(() -> "child");
@@ -77,7 +76,7 @@ class HealthThreadTest {
         return child.get();
       });
       assertThatThrownBy(() -> parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
-          .hasRootCauseInstanceOf(LaneDeadlockException.class);
+          .hasRootCauseInstanceOf(LaneRejectedException.class);
       assertThat(otherThreadChecked).isTrue();
     } finally {
       other.shutdownNow();
@@ -88,9 +87,9 @@ class HealthThreadTest {
   void theHealthThreadSurvivesAFailingLogger() throws Exception {
     Handler throwing = Work.throwOnLog("\"log-fails\"");
     try (Lane failing = Lane.blocking("log-fails", 1).queueCapacity(1)
-            .health(HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO)).build();
+            .saturationHysteresis(Duration.ZERO, Duration.ZERO).build();
         Lane watched = Lane.blocking("watched", 1).queueCapacity(1)
-            .health(HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO)).build()) {
+            .saturationHysteresis(Duration.ZERO, Duration.ZERO).build()) {
       CountDownLatch r1 = Work.occupy(failing);
       CountDownLatch r2 = Work.occupy(watched);
       try {

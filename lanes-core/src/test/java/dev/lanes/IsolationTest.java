@@ -32,7 +32,7 @@ class IsolationTest {
     }
     // A lane per kind.
     double lanesFastWaitP99;
-    Lanes lanes = Lanes.builder().lane(Lane.blocking("slow", 4)).lane(Lane.blocking("fast", 4)).build();
+    Lanes lanes = Lanes.of(Lane.blocking("slow", 4), Lane.blocking("fast", 4));
     try (lanes) {
       runWorkload(lanes.lane("slow"), lanes.lane("fast"));
       lanesFastWaitP99 = lanes.lane("fast").stats().sinceStart().queueWait().p99Millis();

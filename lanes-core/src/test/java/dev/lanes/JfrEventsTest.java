@@ -23,7 +23,7 @@ class JfrEventsTest {
       recording.enable("dev.lanes.Deadlock");
       recording.start();
       try (Lane lane = Lane.blocking("jfr", 1)
-          .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)).build()) {
+          .failOnDeadlock().build()) {
         lane.submit("fast", () -> 1).get();
         lane.submit("slow", () -> {
           TimeUnit.MILLISECONDS.sleep(40);

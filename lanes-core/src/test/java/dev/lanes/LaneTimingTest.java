@@ -13,7 +13,7 @@ class LaneTimingTest {
   @Test
   void splitsQueueWaitRunAndCpuTime() throws Exception {
     List<TaskRecord> records = new CopyOnWriteArrayList<>();
-    try (Lane lane = Lane.blocking("split", 1).cpuTiming(CpuTiming.everyTask()).build()) {
+    try (Lane lane = Lane.blocking("split", 1).cpuTimeEveryTask().build()) {
       lane.onTask(records::add);
       var spinner = lane.submit("spin", () -> Work.spinCpuMillis(TASK_MS));
       var sleeper = lane.submit("sleep", () -> {
@@ -46,7 +46,7 @@ class LaneTimingTest {
   @Test
   void statsCarryDistributionsUtilisationAndBlockingRatio() throws Exception {
     double sleeperBlockingRatio;
-    try (Lane sleeper = Lane.blocking("sleeper", 1).cpuTiming(CpuTiming.everyTask()).build()) {
+    try (Lane sleeper = Lane.blocking("sleeper", 1).cpuTimeEveryTask().build()) {
       for (int i = 0; i < 5; i++) {
         sleeper.submit(() -> {
           TimeUnit.MILLISECONDS.sleep(2);
@@ -55,7 +55,7 @@ class LaneTimingTest {
       }
       sleeperBlockingRatio = sleeper.stats().blockingRatio();
     }
-    try (Lane lane = Lane.blocking("stats", 2).cpuTiming(CpuTiming.everyTask()).build()) {
+    try (Lane lane = Lane.blocking("stats", 2).cpuTimeEveryTask().build()) {
       for (int i = 0; i < 20; i++) {
         lane.submit(() -> Work.spinMillis(2)).get();
       }
@@ -69,17 +69,23 @@ class LaneTimingTest {
       assertThat(s.blockingRatio()).isLessThan(sleeperBlockingRatio);
       assertThat(sleeperBlockingRatio).isGreaterThan(3);
       assertThat(s.utilisation()).isBetween(0.0, 1.0);
-      assertThat(s.counts().completed()).isEqualTo(20);
+      assertThat(s.completed()).isEqualTo(20);
     }
   }
 
   @Test
-  void sampledCpuTimingReadsOneTaskInN() throws Exception {
-    try (Lane lane = Lane.blocking("sampled", 1).cpuTiming(CpuTiming.sampled(4)).build()) {
+  void sampledCpuTimingReadsAtMostOnceAnIntervalPerWorker() throws Exception {
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    try (Lane lane = Lane.blocking("sampled", 1).ticker(clock::get)
+        .cpuTimeSampled(java.time.Duration.ofMillis(1)).build()) {
       for (int i = 0; i < 40; i++) {
+        clock.addAndGet(500_000); // tasks start 0.5 ms apart on the lane's clock
         lane.submit(() -> 1).get();
       }
-      assertThat(lane.stats().sinceStart().cpuTime().count()).isEqualTo(10);
+      assertThat(lane.stats().sinceStart().cpuTime().count()).isEqualTo(20);
+      clock.addAndGet(10_000_000);
+      lane.submit(() -> 1).get(); // the first task after a long gap is read
+      assertThat(lane.stats().sinceStart().cpuTime().count()).isEqualTo(21);
     }
   }
 
@@ -87,11 +93,13 @@ class LaneTimingTest {
   void noRecordIsMadeWithoutSubscribersAndUnsubscribeStopsThem() throws Exception {
     List<TaskRecord> records = new CopyOnWriteArrayList<>();
     try (Lane lane = Lane.blocking("subs", 1).build()) {
-      Subscription sub = lane.onTask(records::add);
+      java.util.function.Consumer<TaskRecord> sub = records::add;
+      lane.onTask(sub);
       lane.submit(() -> 1).get();
       // Records are delivered just after the future completes.
       org.awaitility.Awaitility.await().until(() -> records.size() == 1);
-      sub.close();
+      assertThat(lane.removeListener(sub)).isTrue();
+      assertThat(lane.removeListener(sub)).isFalse();
       lane.submit(() -> 2).get();
     }
     assertThat(records).hasSize(1);

@@ -13,11 +13,7 @@ class LanesTest {
 
   @Test
   void declaresLooksUpAndClosesLanesTogether() {
-    Lanes lanes = Lanes.builder()
-        .lane(Lane.cpu("compute").threads(2))
-        .lane(Lane.blocking("db", 3))
-        .lane(Lane.virtual("api", 4))
-        .build();
+    Lanes lanes = Lanes.of(Lane.cpu("compute").concurrency(2), Lane.blocking("db", 3), Lane.virtual("api", 4));
     assertThat(lanes.names()).containsExactly("compute", "db", "api");
     assertThat(lanes.lane("db").kind()).isEqualTo(LaneKind.BLOCKING);
     assertThatThrownBy(() -> lanes.lane("cache"))
@@ -28,14 +24,13 @@ class LanesTest {
 
   @Test
   void duplicateNamesAreRefused() {
-    assertThatThrownBy(() -> Lanes.builder().lane(Lane.blocking("db", 1)).lane(Lane.blocking("db", 2)).build())
+    assertThatThrownBy(() -> Lanes.of(Lane.blocking("db", 1), Lane.blocking("db", 2)))
         .hasMessage("lanes: two lanes are named \"db\"");
   }
 
   @Test
   void tableShowsEveryLaneWithFigures() throws Exception {
-    try (Lanes lanes = Lanes.builder().lane(Lane.cpu("compute").threads(1).cpuTiming(CpuTiming.everyTask()))
-        .lane(Lane.virtual("api", 2)).build()) {
+    try (Lanes lanes = Lanes.of(Lane.cpu("compute").concurrency(1).cpuTimeEveryTask(), Lane.virtual("api", 2))) {
       lanes.lane("compute").submit(() -> Work.spinMillis(2)).get();
       lanes.lane("api").submit(() -> 1).get();
       String table = lanes.table();
@@ -50,11 +45,7 @@ class LanesTest {
 
   @Test
   void aThreadLocalIsCarriedToTheTaskAndDoesNotLeakIntoTheNext() throws Exception {
-    try (Lanes lanes = Lanes.builder()
-        .lane(Lane.blocking("one", 1))
-        .lane(Lane.virtual("v", 1))
-        .taskDecorator(TaskDecorator.threadLocals(REQUEST_ID))
-        .build()) {
+    try (Lanes lanes = Lanes.of(TaskDecorator.threadLocals(REQUEST_ID), Lane.blocking("one", 1), Lane.virtual("v", 1))) {
       for (String name : List.of("one", "v")) {
         Lane lane = lanes.lane(name);
         REQUEST_ID.set("req-42");
@@ -69,9 +60,10 @@ class LanesTest {
 
   @Test
   void lanesCanBeAddedAndRemovedWhileRunning() throws Exception {
-    List<Lanes.Change> changes = new ArrayList<>();
-    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("a", 1)).build()) {
-      lanes.onChange(changes::add);
+    List<String> changes = new ArrayList<>();
+    try (Lanes lanes = Lanes.of(Lane.blocking("a", 1))) {
+      lanes.onAdded(l -> changes.add(l.name() + "+"));
+      lanes.onRemoved(l -> changes.add(l.name() + "-"));
       Lane b = lanes.add(Lane.blocking("b", 1));
       assertThat(b.submit(() -> 5).get()).isEqualTo(5);
       assertThat(lanes.names()).containsExactly("a", "b");
@@ -81,13 +73,12 @@ class LanesTest {
       assertThatThrownBy(() -> lanes.add(Lane.blocking("b", 1)))
           .hasMessage("lanes: a lane named \"b\" already exists");
     }
-    assertThat(changes).extracting(c -> c.lane().name() + (c.added() ? "+" : "-")).containsExactly("b+", "a-");
+    assertThat(changes).containsExactly("b+", "a-");
   }
 
   @Test
   void everyKindWorksAsTheExecutorOfCompletableFutureChains() throws Exception {
-    try (Lanes lanes = Lanes.builder().lane(Lane.cpu("c").threads(2)).lane(Lane.blocking("b", 2))
-        .lane(Lane.virtual("v", 2)).build()) {
+    try (Lanes lanes = Lanes.of(Lane.cpu("c").concurrency(2), Lane.blocking("b", 2), Lane.virtual("v", 2))) {
       for (Lane lane : lanes.all()) {
         CompletableFuture<Integer> a = CompletableFuture.supplyAsync(() -> 20, lane);
         CompletableFuture<Integer> b = a.thenApplyAsync(x -> x + 1, lane)

@@ -40,8 +40,9 @@ class LifecycleTest {
     assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
     assertThat(ran.get()).isEqualTo(10);
     assertThat(lane.isTerminated()).isTrue();
-    assertThat(lane.stats().state()).isEqualTo("terminated");
-    assertThat(lane.stats().counts().rejected(RejectReason.SHUTDOWN)).isEqualTo(1);
+    assertThat(lane.stats().terminated()).isTrue();
+    assertThat(lane.stats().shutdown()).isTrue();
+    assertThat(lane.stats().count(TaskOutcome.SHUTDOWN)).isEqualTo(1);
     Work.assertBooksBalance(lane.stats());
   }
 
@@ -69,7 +70,7 @@ class LifecycleTest {
     assertThat(never).hasSize(5);
     assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
     assertThat(interrupted).isTrue();
-    assertThat(lane.stats().counts().returnedByShutdownNow()).isEqualTo(5);
+    assertThat(lane.stats().returned()).isEqualTo(5);
     Work.assertBooksBalance(lane.stats());
     // Nothing is left hanging: what comes back are the submit futures themselves, cancelled.
     assertThat(new ArrayList<Object>(never)).containsExactlyElementsOf(queued);
@@ -92,7 +93,7 @@ class LifecycleTest {
       release.countDown();
       lane.close();
       assertThat(ran).isFalse();
-      assertThat(lane.stats().counts().cancelled()).isEqualTo(1);
+      assertThat(lane.stats().cancelled()).isEqualTo(1);
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -117,7 +118,7 @@ class LifecycleTest {
       // The next task on the same thread starts with a clear interrupt flag.
       assertThat(lane.submit(() -> Thread.currentThread().isInterrupted()).get()).isFalse();
       lane.close();
-      assertThat(lane.stats().counts().cancelled()).isEqualTo(1);
+      assertThat(lane.stats().cancelled()).isEqualTo(1);
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -156,7 +157,7 @@ class LifecycleTest {
       }
     });
     go.countDown();
-    while (lane.stats().counts().completed() < 100) {
+    while (lane.stats().completed() < 100) {
       Thread.onSpinWait(); // let some work through before shutting down
     }
     lane.shutdown();
@@ -166,8 +167,8 @@ class LifecycleTest {
       assertThat(accepted).allSatisfy(f -> assertThat(f).isDone());
     }
     LaneStats s = lane.stats();
-    assertThat(s.counts().rejected()).isEqualTo(rejectedSeen.get());
-    assertThat(s.counts().completed()).isEqualTo(accepted.size());
+    assertThat(s.rejected()).isEqualTo(rejectedSeen.get());
+    assertThat(s.completed()).isEqualTo(accepted.size());
     Work.assertBooksBalance(s);
   }
 }

@@ -36,8 +36,7 @@ public final class NoOpensProbe {
     // A nested supplyAsync deadlock: not reported (it cannot be proven here), and no false alarm.
     List<Throwable> handled = new CopyOnWriteArrayList<>();
     try (Lane lane = Lane.blocking("nested", 1)
-        .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL)
-            .withDeadlockDetection(Duration.ofMillis(50)))
+        .failOnDeadlock().deadlockDetection(Duration.ofMillis(50))
         .build()) {
       CompletableFuture<CompletableFuture<String>> child = new CompletableFuture<>();
       CompletableFuture<String> parent = lane.submit(() -> {

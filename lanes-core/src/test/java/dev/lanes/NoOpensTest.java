@@ -27,7 +27,7 @@ class NoOpensTest {
   void aQueueTheHeapCannotHoldFailsAtBuildTimeWithTheFigure() throws Exception {
     Map<String, String> out = QueuedMemoryTest.runProbe(BigQueueProbe.class, "-Xmx64m");
     assertThat(out.get("output"))
-        .contains("lane \"huge\": queueCapacity 16777216 needs about 128 MiB up front")
+        .contains("lane \"huge\": queueCapacity 16777216 needs about 512 MiB up front")
         .contains("lower queueCapacity or raise -Xmx")
         .doesNotContain("OutOfMemoryError");
   }

@@ -3,7 +3,6 @@ package dev.lanes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lanes.internal.LaneExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -48,7 +47,7 @@ class PromiseTruthTest {
       release.countDown();
       assertThat(kept.get()).isEqualTo("kept");
       lane.close();
-      assertThat(lane.stats().counts().rejected(RejectReason.DISCARDED_OLDEST)).isEqualTo(1);
+      assertThat(lane.stats().count(TaskOutcome.DISCARDED_OLDEST)).isEqualTo(1);
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -67,7 +66,7 @@ class PromiseTruthTest {
       assertThatThrownBy(() -> f.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
           .hasCauseInstanceOf(LaneRejectedException.class);
       lane.close();
-      assertThat(lane.stats().counts().rejected(RejectReason.THREAD_START_FAILED)).isEqualTo(1);
+      assertThat(lane.stats().count(TaskOutcome.THREAD_START_FAILED)).isEqualTo(1);
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -96,8 +95,8 @@ class PromiseTruthTest {
     assertThatThrownBy(() -> foreign.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
         .isInstanceOf(CancellationException.class);
     assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
-    assertThat(lane.stats().counts().returnedByShutdownNow()).isEqualTo(3);
-    assertThat(lane.stats().counts().cancelled()).isZero(); // counted once, as returned
+    assertThat(lane.stats().returned()).isEqualTo(3);
+    assertThat(lane.stats().cancelled()).isZero(); // counted once, as returned
     Work.assertBooksBalance(lane.stats());
   }
 
@@ -118,8 +117,8 @@ class PromiseTruthTest {
           .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("context restore failed");
       lane.close();
       assertThat(ran).isFalse();
-      assertThat(lane.stats().counts().completed()).isZero();
-      assertThat(lane.stats().counts().failed()).isEqualTo(1);
+      assertThat(lane.stats().completed()).isZero();
+      assertThat(lane.stats().failed()).isEqualTo(1);
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -132,7 +131,7 @@ class PromiseTruthTest {
       assertThatThrownBy(f::get).hasCauseInstanceOf(IllegalStateException.class)
           .hasMessageContaining("the task decorator returned without running");
       lane.close();
-      assertThat(lane.stats().counts().failed()).isEqualTo(1);
+      assertThat(lane.stats().failed()).isEqualTo(1);
     }
   }
 
@@ -143,7 +142,7 @@ class PromiseTruthTest {
           .isInstanceOf(NullPointerException.class)
           .hasMessage("lane \"null-dec\": the task decorator returned null; nothing was accepted");
       lane.close();
-      assertThat(lane.stats().counts().submitted()).isZero();
+      assertThat(lane.stats().submitted()).isZero();
     }
   }
 
@@ -178,13 +177,13 @@ class PromiseTruthTest {
         assertThat(more.get(i).get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isEqualTo(i);
       }
       if (kind.equals("platform")) {
-        Awaitility.await().until(() -> lane.stats().threads() == 2);
+        Awaitility.await().until(() -> lane.stats().workers() == 2);
       } else {
         Awaitility.await().until(() -> ((LaneExecutor) lane).permitsInUse() == 0);
       }
       lane.shutdown();
       assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
-      assertThat(lane.stats().counts().completed()).isEqualTo(21);
+      assertThat(lane.stats().completed()).isEqualTo(21);
       Work.assertBooksBalance(lane.stats());
       assertThat(died).singleElement().asString().contains("logger failure (simulated)");
     } finally {
@@ -259,8 +258,8 @@ class PromiseTruthTest {
       assertThat(fs).allMatch(Future::isCancelled);
       release.countDown();
       lane.close();
-      assertThat(lane.stats().counts().cancelled()).isEqualTo(3);
-      assertThat(lane.stats().counts().completed()).isEqualTo(1); // the occupying task
+      assertThat(lane.stats().cancelled()).isEqualTo(3);
+      assertThat(lane.stats().completed()).isEqualTo(1); // the occupying task
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -275,8 +274,8 @@ class PromiseTruthTest {
       }, () -> "fast"));
       assertThat(r).isEqualTo("fast");
       lane.close(); // the slow one was cancelled (interrupted): the lane terminates
-      assertThat(lane.stats().counts().completed()).isEqualTo(1);
-      assertThat(lane.stats().counts().cancelled()).isEqualTo(1);
+      assertThat(lane.stats().completed()).isEqualTo(1);
+      assertThat(lane.stats().cancelled()).isEqualTo(1);
       Work.assertBooksBalance(lane.stats());
     }
   }
@@ -290,8 +289,8 @@ class PromiseTruthTest {
       task.cancel(false);
       release.countDown();
       lane.close();
-      assertThat(lane.stats().counts().cancelled()).isEqualTo(1);
-      assertThat(lane.stats().counts().completed()).isEqualTo(1);
+      assertThat(lane.stats().cancelled()).isEqualTo(1);
+      assertThat(lane.stats().completed()).isEqualTo(1);
     }
   }
 
@@ -309,25 +308,11 @@ class PromiseTruthTest {
         a.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
         b.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
       }
-      assertThat(lane.stats().counts().rejected()).isZero();
+      assertThat(lane.stats().rejected()).isZero();
       CountDownLatch release = Work.occupy(lane);
       lane.submit(() -> {}); // one may wait
       assertThatThrownBy(() -> lane.submit(() -> {})).isInstanceOf(LaneRejectedException.class);
       release.countDown();
-    }
-  }
-
-  @Test
-  void perLabelFiguresAreCappedWithTheRestUnderOther() throws Exception {
-    int labels = LaneStats.MAX_LABELS + 500;
-    try (Lane lane = Lane.blocking("labels", 1).queueCapacity(labels).build()) {
-      for (int i = 0; i < labels; i++) {
-        lane.execute("label-" + i, () -> {});
-      }
-      lane.close();
-      LaneStats s = lane.stats();
-      assertThat(s.byLabel()).hasSize(LaneStats.MAX_LABELS + 1);
-      assertThat(s.byLabel().get(LaneStats.OTHER_LABEL).tasks()).isEqualTo(500);
     }
   }
 
@@ -343,11 +328,10 @@ class PromiseTruthTest {
   }
 
   @Test
-  void compensateWithNoCompensationThreadsFailsAtBuildTime() {
-    assertThatThrownBy(() -> Lane.blocking("db", 2).health(HealthConfig.defaults()
-            .withDeadlockPolicy(DeadlockPolicy.COMPENSATE).withMaxCompensationThreads(0)))
-        .hasMessage("lane \"db\": health maxCompensationThreads must be between 1 and 32767"
-            + " with deadlockPolicy COMPENSATE, was 0");
+  void compensateWithNoCompensationThreadsIsRefused() {
+    assertThatThrownBy(() -> Lane.blocking("db", 2).compensateOnDeadlock(0))
+        .hasMessage("lane \"db\": compensateOnDeadlock maxExtraThreads must be between 1 and"
+            + " 32767, was 0");
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.internal.LaneExecutor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -112,8 +111,8 @@ class SaturationTest {
   @Test
   void aFixedWaitThresholdIgnoresRunTime() throws Exception {
     Lane built = Lane.blocking("fixed", 1).ticker(clock::get)
-        .health(HealthConfig.defaults().withFixedWaitThreshold(java.time.Duration.ofSeconds(3))
-            .withHysteresis(java.time.Duration.ZERO, java.time.Duration.ZERO))
+        .saturatedWhenWaitExceeds(java.time.Duration.ofSeconds(3))
+        .saturationHysteresis(java.time.Duration.ZERO, java.time.Duration.ZERO)
         .build();
     LaneExecutor lane = (LaneExecutor) built;
     lane.onHealth(events::add);

@@ -2,7 +2,6 @@ package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanes.internal.LaneExecutor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -37,7 +36,7 @@ class StressTest {
       default -> OverflowPolicy.reject();
     };
     LaneBuilder b = kind.equals("virtual") ? Lane.virtual("stress", 3) : Lane.blocking("stress", 3);
-    Lane lane = b.queueCapacity(128).overflow(overflow).cpuTiming(CpuTiming.sampled(8)).build();
+    Lane lane = b.queueCapacity(128).overflow(overflow).cpuTimeSampled(java.time.Duration.ofNanos(1)).build();
     Queue<CompletableFuture<?>> futures = new ConcurrentLinkedQueue<>();
     CountDownLatch go = new CountDownLatch(1);
     List<Thread> producers = Work.start(PRODUCERS, "producer", () -> {
@@ -66,7 +65,7 @@ class StressTest {
     });
     go.countDown();
     // Shut down while producers are mid-flight.
-    while (lane.stats().counts().submitted() < PRODUCERS * PER_PRODUCER / 3) {
+    while (lane.stats().submitted() < PRODUCERS * PER_PRODUCER / 3) {
       Thread.onSpinWait();
     }
     if (policy.equals("now")) {
@@ -80,12 +79,12 @@ class StressTest {
       assertThat(f).as("every future is done after termination").isDone();
     }
     LaneStats s = lane.stats();
-    assertThat(s.counts().submitted()).isEqualTo(PRODUCERS * PER_PRODUCER);
+    assertThat(s.submitted()).isEqualTo(PRODUCERS * PER_PRODUCER);
     assertThat(s.queued()).isZero();
     assertThat(s.running()).isZero();
     Work.assertBooksBalance(s);
-    assertThat(s.counts().started())
-        .isEqualTo(s.counts().completed() + s.counts().failed() + s.counts().cancelled()
+    assertThat(s.started())
+        .isEqualTo(s.completed() + s.failed() + s.cancelled()
             - cancelledBeforeStart(s, futures));
     if (lane instanceof LaneExecutor e && kind.equals("virtual")) {
       assertThat(e.permitsInUse()).as("permits in use after termination").isZero();
@@ -129,8 +128,8 @@ class StressTest {
    * the number of cancelled futures.
    */
   private static long cancelledBeforeStart(LaneStats s, Queue<CompletableFuture<?>> futures) {
-    long endedAfterStart = s.counts().completed() + s.counts().failed() + s.counts().cancelled();
-    long diff = endedAfterStart - s.counts().started();
+    long endedAfterStart = s.completed() + s.failed() + s.cancelled();
+    long diff = endedAfterStart - s.started();
     long cancelledFutures = futures.stream().filter(CompletableFuture::isCancelled).count();
     assertThat(diff).isBetween(0L, cancelledFutures);
     return diff;

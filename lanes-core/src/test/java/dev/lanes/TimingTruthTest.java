@@ -46,7 +46,7 @@ class TimingTruthTest {
       lane.close();
       LaneStats s = lane.stats();
       // the longest run is the occupying task's; the constant task ran for next to nothing
-      assertThat(s.counts().completed()).isEqualTo(3);
+      assertThat(s.completed()).isEqualTo(3);
       assertThat(s.sinceStart().runTime().p50()).as("median run (ns)")
           .isLessThan(TimeUnit.MILLISECONDS.toNanos(STAGE_MILLIS / 2));
       assertThat(ms(s.betweenTasksNanos())).as("between-task time (ms)")
@@ -102,7 +102,7 @@ class TimingTruthTest {
   void aSlowListenerAddsNoCpuTimeToEmptyTasks() throws Exception {
     long listenerCpuMillis = 20;
     List<TaskRecord> records = new CopyOnWriteArrayList<>();
-    try (Lane lane = Lane.blocking("cpu-listened", 1).cpuTiming(CpuTiming.everyTask()).build()) {
+    try (Lane lane = Lane.blocking("cpu-listened", 1).cpuTimeEveryTask().build()) {
       CountDownLatch release = Work.occupy(lane);
       lane.onTask(r -> {
         records.add(r);
@@ -155,7 +155,7 @@ class TimingTruthTest {
       }
       release.countDown();
       lane.close();
-      assertThat(lane.stats().counts().completed()).isEqualTo(101);
+      assertThat(lane.stats().completed()).isEqualTo(101);
       assertThat(lane.stats().betweenTasksNanos()).isZero();
     }
   }

@@ -1,5 +1,6 @@
 package dev.lanes;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -10,9 +11,13 @@ class ValidationTest {
   void threadsOutOfRange() {
     assertThatThrownBy(() -> Lane.blocking("db", 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("lane \"db\": threads must be between 1 and 32767, was 0");
-    assertThatThrownBy(() -> Lane.cpu("c").threads(40_000))
-        .hasMessage("lane \"c\": threads must be between 1 and 32767, was 40000");
+        .hasMessage("lane \"db\": concurrency must be between 1 and 32767, was 0");
+    assertThatThrownBy(() -> Lane.blocking("db", -5))
+        .hasMessage("lane \"db\": concurrency must be between 1 and 32767, was -5");
+    assertThatThrownBy(() -> Lane.virtual("api", -1))
+        .hasMessage("lane \"api\": concurrency must be between 1 and 1000000, was -1");
+    assertThatThrownBy(() -> Lane.cpu("c").concurrency(40_000))
+        .hasMessage("lane \"c\": concurrency must be between 1 and 32767, was 40000");
   }
 
   @Test
@@ -22,13 +27,27 @@ class ValidationTest {
   }
 
   @Test
-  void maxConcurrencyOutOfRange() {
+  void virtualConcurrencyOutOfRange() {
     assertThatThrownBy(() -> Lane.virtual("api", 0))
-        .hasMessage("lane \"api\": maxConcurrency must be between 1 and 1000000, was 0");
-    assertThatThrownBy(() -> Lane.virtual("api", 1).threads(3))
-        .hasMessage("lane \"api\": threads does not apply to a virtual lane; use maxConcurrency");
-    assertThatThrownBy(() -> Lane.blocking("db", 1).maxConcurrency(3))
-        .hasMessage("lane \"db\": maxConcurrency applies to virtual lanes only; use threads");
+        .hasMessage("lane \"api\": concurrency must be between 1 and 1000000, was 0");
+  }
+
+  @Test
+  void aSettingGivenTwiceIsRefusedWithBothValues() {
+    assertThatThrownBy(() -> Lane.virtual("api", 1).concurrency(3))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("lane \"api\": concurrency was already set to 1; cannot set it to 3");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).queueCapacity(5).queueCapacity(6))
+        .hasMessage("lane \"db\": queueCapacity was already set to 5; cannot set it to 6");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).cpuTimeOff().cpuTimeEveryTask())
+        .hasMessage("lane \"db\": cpuTime was already set to off; cannot set it to every task");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).failOnDeadlock().compensateOnDeadlock(2))
+        .hasMessage("lane \"db\": deadlock action was already set to fail; cannot set it to"
+            + " compensate with up to 2 threads");
+    // a rejected value is not "given": the corrected one is accepted
+    LaneBuilder b = Lane.cpu("c");
+    assertThatThrownBy(() -> b.concurrency(0)).isInstanceOf(IllegalArgumentException.class);
+    b.concurrency(2);
   }
 
   @Test
@@ -54,22 +73,25 @@ class ValidationTest {
 
   @Test
   void cpuTimingAndHealth() {
-    assertThatThrownBy(() -> CpuTiming.sampled(0)).hasMessage("cpuTiming sample must be ≥ 1, was 0");
-    assertThatThrownBy(() -> Lane.blocking("db", 1).health(HealthConfig.defaults().withWaitToRunRatio(0)))
-        .hasMessage("lane \"db\": health waitToRunRatio must be a finite number > 0, was 0.0");
-    assertThatThrownBy(() -> Lane.virtual("api", 1)
-            .health(HealthConfig.defaults().withDeadlockDetection(Duration.ZERO)))
-        .hasMessage("lane \"api\": health deadlockDetection must be > 0, was PT0S");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).cpuTimeSampled(Duration.ZERO))
+        .hasMessage("lane \"db\": cpuTimeSampled interval must be between 1ns and PT1H, was PT0S");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).saturatedWhenWaitExceedsRun(0))
+        .hasMessage("lane \"db\": saturation wait-to-run ratio must be a finite number > 0, was 0.0");
+    assertThatThrownBy(() -> Lane.virtual("api", 1).deadlockDetection(Duration.ZERO))
+        .hasMessage("lane \"api\": deadlockDetection must be > 0, was PT0S");
+    assertThatThrownBy(() -> Lane.virtual("api", 1).saturationHysteresis(Duration.ofSeconds(-1),
+            Duration.ZERO))
+        .hasMessage("lane \"api\": saturationHysteresis enterAfter must be ≥ 0, was PT-1S");
   }
 
   @Test
-  void setMaxConcurrencyOnPlatformLaneAndOutOfRange() {
+  void setConcurrencyOutOfRange() {
     try (Lane p = Lane.blocking("db", 2).build(); Lane v = Lane.virtual("api", 2).build()) {
-      assertThatThrownBy(() -> p.setMaxConcurrency(4))
-          .isInstanceOf(UnsupportedOperationException.class)
-          .hasMessageContaining("lane \"db\": maxConcurrency applies to virtual lanes only");
-      assertThatThrownBy(() -> v.setMaxConcurrency(0))
-          .hasMessage("lane \"api\": maxConcurrency must be between 1 and 1000000, was 0");
+      assertThatThrownBy(() -> p.setConcurrency(40_000))
+          .hasMessage("lane \"db\": concurrency must be between 1 and 32767, was 40000");
+      assertThatThrownBy(() -> v.setConcurrency(0))
+          .hasMessage("lane \"api\": concurrency must be between 1 and 1000000, was 0");
+      assertThat(p.concurrency()).isEqualTo(2);
     }
   }
 }

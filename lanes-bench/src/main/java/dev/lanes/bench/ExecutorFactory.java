@@ -2,12 +2,8 @@ package dev.lanes.bench;
 
 import com.codahale.metrics.InstrumentedExecutorService;
 import com.codahale.metrics.MetricRegistry;
-import dev.lanes.CpuTiming;
-import dev.lanes.DeadlockPolicy;
-import dev.lanes.HealthConfig;
 import dev.lanes.Lane;
 import dev.lanes.OverflowPolicy;
-import dev.lanes.Subscription;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.ThreadPoolBulkhead;
@@ -60,6 +56,9 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  */
 public final class ExecutorFactory {
 
+  /** Compensation threads of {@code lanes-deadlock-compensate} (64, as in the earlier runs). */
+  static final int COMPENSATION_THREADS = 64;
+
   public static final String TPE_LBQ = "tpe-lbq";
   public static final String TPE_ABQ = "tpe-abq";
   public static final String LANES = "lanes";
@@ -72,7 +71,10 @@ public final class ExecutorFactory {
   public static final String R4J_SEMAPHORE_VTHREADS = "r4j-semaphore-vthreads";
   public static final String SPRING_VTHREADS_LIMIT = "spring-vthreads-limit";
 
-  /** lanes with CPU timing off (the default samples 1 task in 64): what the sampling costs. */
+  /**
+   * lanes with CPU timing off (the default reads one worker's CPU time at most once per
+   * millisecond): what the sampling costs.
+   */
   public static final String LANES_CPU_OFF = "lanes-cpu-off";
 
   /**
@@ -87,7 +89,7 @@ public final class ExecutorFactory {
   /** lanes with a thread reading {@code stats()} every {@value #STATS_READ_MILLIS} ms. */
   public static final String LANES_STATS_READER = "lanes-stats-reader";
 
-  /** lanes with deadlock policy COMPENSATE instead of the default REPORT. */
+  /** lanes built with {@code compensateOnDeadlock(64)} instead of the default (deadlocks reported only). */
   public static final String LANES_DEADLOCK_COMPENSATE = "lanes-deadlock-compensate";
 
   /** The executors of the issue, in the order tables print them. */
@@ -151,9 +153,9 @@ public final class ExecutorFactory {
       case TPE_ABQ -> pool(name, tpe(new ArrayBlockingQueue<>(queueCapacity)));
       case LANES -> lane(name, platformLane(queueCapacity).build(), null);
       case LANES_CPU_EVERY_TASK ->
-          lane(name, platformLane(queueCapacity).cpuTiming(CpuTiming.everyTask()).build(), null);
+          lane(name, platformLane(queueCapacity).cpuTimeEveryTask().build(), null);
       case LANES_CPU_OFF ->
-          lane(name, platformLane(queueCapacity).cpuTiming(CpuTiming.off()).build(), null);
+          lane(name, platformLane(queueCapacity).cpuTimeOff().build(), null);
       case LANES_JFR -> {
         Recording recording = new Recording();
         recording.enable("dev.lanes.Task");
@@ -169,8 +171,9 @@ public final class ExecutorFactory {
       case LANES_TASK_LISTENER -> {
         Lane lane = platformLane(queueCapacity).build();
         LongAdder sink = new LongAdder();
-        Subscription s = lane.onTask(r -> sink.add(r.runNanos()));
-        yield lane(name, lane, s::close);
+        java.util.function.Consumer<dev.lanes.TaskRecord> listener = r -> sink.add(r.runNanos());
+        lane.onTask(listener);
+        yield lane(name, lane, () -> lane.removeListener(listener));
       }
       case LANES_STATS_READER -> {
         Lane lane = platformLane(queueCapacity).build();
@@ -180,7 +183,7 @@ public final class ExecutorFactory {
           lane(
               name,
               platformLane(queueCapacity)
-                  .health(HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.COMPENSATE))
+                  .compensateOnDeadlock(COMPENSATION_THREADS)
                   .build(),
               null);
       case LANES_VIRTUAL ->

@@ -24,10 +24,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * What lanes' observation features cost: the throughput batch on {@code lanes} (defaults: health
- * monitoring with deadlock detection on, policy REPORT) against the same lane with one more
- * feature on or off — CPU timing off (default: 1 task in 64), a JFR recording with lanes' task
- * event enabled, a {@code TaskRecord} listener, a thread reading {@code stats()} every 10 ms, the
- * COMPENSATE deadlock policy. Score: tasks per second. Baseline: {@code tpe-lbq} in the same run.
+ * monitoring with deadlock detection on, deadlocks reported) against the same lane with one more
+ * feature on or off — CPU timing off ({@code cpuTimeOff()}; default: at most one reading per
+ * worker per millisecond), a JFR recording with lanes' task event enabled, a {@code TaskRecord}
+ * listener, a thread reading {@code stats()} every 10 ms, {@code compensateOnDeadlock(64)}. Score: tasks per second. Baseline: {@code tpe-lbq} in the same run.
  *
  * <p>Run: {@code ./lanes bench --only health}.
  */

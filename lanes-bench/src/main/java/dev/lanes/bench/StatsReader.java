@@ -39,7 +39,7 @@ final class StatsReader implements Runnable {
   @Override
   public void run() {
     while (running) {
-      if (lane.stats().counts().submitted() >= 0) {
+      if (lane.stats().submitted() >= 0) {
         reads++;
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ExecutorFactory.STATS_READ_MILLIS));

@@ -2,7 +2,8 @@ package dev.lanes.kotlin
 
 import dev.lanes.Lane
 import dev.lanes.LaneRejectedException
-import dev.lanes.RejectReason
+import dev.lanes.TaskOutcome
+import dev.lanes.TaskRecord
 import java.time.Duration
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
@@ -59,7 +60,7 @@ class LaneDispatcherTest {
       }
     assertThat(threads.first).startsWith("kt-run-")
     assertThat(threads.second).startsWith("kt-run-")
-    assertThat(lane.stats().counts().completed()).isGreaterThanOrEqualTo(2) // start + resumption
+    assertThat(lane.stats().completed()).isGreaterThanOrEqualTo(2) // start + resumption
   }
 
   @Test
@@ -75,10 +76,10 @@ class LaneDispatcherTest {
       val rejection = rejectionIn(failure)
       assertThat(rejection).`as`("cause chain of %s", failure).isNotNull()
       assertThat(rejection!!.lane()).isEqualTo("kt-full")
-      assertThat(rejection.reason()).isEqualTo(RejectReason.QUEUE_FULL)
+      assertThat(rejection.reason()).isEqualTo(TaskOutcome.QUEUE_FULL)
       assertThat(failure).hasMessageContaining("kt-full")
       assertThat(ran.get()).`as`("the body ran on %s", ran.get()).isNull()
-      assertThat(lane.stats().counts().rejected()).isEqualTo(1)
+      assertThat(lane.stats().rejected()).isEqualTo(1)
     } finally {
       release.countDown()
     }
@@ -124,7 +125,7 @@ class LaneDispatcherTest {
     val (finallyThread, cause) = resumeOnAFullLane(lane, lane.asLaneDispatcher())
     assertThat(finallyThread).startsWith("kt-resume-rejected") // debug mode appends " @coroutine#n"
     assertThat(cause).isInstanceOf(LaneRejectedCancellationException::class.java)
-    assertThat(rejectionIn(cause)?.reason()).isEqualTo(RejectReason.QUEUE_FULL)
+    assertThat(rejectionIn(cause)?.reason()).isEqualTo(TaskOutcome.QUEUE_FULL)
   }
 
   @Test
@@ -149,13 +150,15 @@ class LaneDispatcherTest {
     lane.close() // the coroutine is suspended: no task of it is queued, so close returns
     gate.complete(Unit)
     val failure = runCatching { deferred.await() }.exceptionOrNull()
-    assertThat(rejectionIn(failure)?.reason()).isEqualTo(RejectReason.SHUTDOWN)
+    assertThat(rejectionIn(failure)?.reason()).isEqualTo(TaskOutcome.SHUTDOWN)
   }
 
   @Test
   fun `coroutine steps show their queue wait and run time in the lane's stats`() = runBlocking<Unit> {
     val clock = AtomicLong()
     val lane = lane(Lane.blocking("kt-stats", 1).ticker(clock::get).build())
+    val records = java.util.concurrent.CopyOnWriteArrayList<TaskRecord>()
+    lane.onTask { records.add(it) }
     val release = occupy(lane)
     val result =
       async(lane.asLaneDispatcher("coroutine")) {
@@ -167,14 +170,17 @@ class LaneDispatcherTest {
     release.countDown()
     assertThat(result.await()).isEqualTo("done")
 
-    await().atMost(PATIENCE).until { lane.stats().counts().completed() == 2L }
+    await().atMost(PATIENCE).until { lane.stats().completed() == 2L }
     val stats = lane.stats()
     // Two tasks: the occupying one (waited 0) and the coroutine's one step (waited 7 ms, ran 3 ms).
     assertThat(stats.sinceStart().queueWait().count()).isEqualTo(2)
     assertThat(stats.sinceStart().queueWait().max()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(7))
-    val coroutine = stats.byLabel()["coroutine"]!!
-    assertThat(coroutine.tasks()).isEqualTo(1)
-    assertThat(coroutine.runNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(3))
+    // The step is labelled with the dispatcher's label in its task record.
+    await().atMost(PATIENCE).until { records.size == 2 }
+    val coroutine = records.filter { it.label() == "coroutine" }
+    assertThat(coroutine).hasSize(1)
+    assertThat(coroutine[0].runNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(3))
+    assertThat(coroutine[0].queueWaitNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(7))
   }
 
   private companion object {

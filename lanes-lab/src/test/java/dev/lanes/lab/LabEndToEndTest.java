@@ -38,7 +38,10 @@ class LabEndToEndTest {
           "spawn_then_throttle_heap_mb", "lanes_heap_mb"),
       "E7", List.of("plain_pool_hung", "detect_ms_1_thread", "detect_ms_9_threads"),
       "E8", List.of("shared_fast_client_p99_ms", "shared_fast_server_run_p99_ms",
-          "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms"));
+          "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms"),
+      "E9", List.of("e5_cpu_concurrency_before", "e5_cpu_concurrency_after",
+          "e5_net_concurrency_before", "e5_net_concurrency_after", "e8_slow_concurrency_before",
+          "e8_slow_concurrency_after"));
 
   private static final Set<String> BOOLEAN_FIGURES =
       Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung");

@@ -3,7 +3,6 @@ package dev.lanes.micrometer;
 import dev.lanes.Lane;
 import dev.lanes.LaneHealth;
 import dev.lanes.LaneStats;
-import dev.lanes.Subscription;
 import dev.lanes.TaskOutcome;
 import dev.lanes.TaskRecord;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -26,9 +25,9 @@ import java.util.function.ToDoubleFunction;
  * <p>Timers are fed from the lane's {@link TaskRecord}s ({@link Lane#onTask}): one sample per task
  * that ran, as lanes' own timings count them (a task rejected, or cancelled before it started, is
  * counted in {@code lanes.tasks} but has no wait or run sample). {@code lanes.task.cpu} gets a
- * sample only for tasks whose CPU time was read (lanes samples CPU time, by default one task in
- * 64, and never on virtual threads). Counters and gauges read {@link LaneStats} through a {@link
- * StatsCache}.
+ * sample only for tasks whose CPU time was read (lanes samples CPU time, by default at most once
+ * per millisecond per worker, and never on virtual threads). Counters and gauges read {@link
+ * LaneStats} through a {@link StatsCache}.
  *
  * <p><b>Concurrency design.</b> {@code timers} is copy-on-write: the record listener runs on the
  * lane's worker threads and iterates it without locking; {@link #register} and {@link #close} run
@@ -44,7 +43,8 @@ final class LaneMeters {
   private final boolean percentileHistogram;
   private final CopyOnWriteArrayList<Timer[]> timers = new CopyOnWriteArrayList<>();
   private final List<Registered> registered = new ArrayList<>();
-  private Subscription records;
+  private final java.util.function.Consumer<TaskRecord> recordListener = this::record;
+  private boolean listening;
 
   private record Registered(MeterRegistry registry, List<Meter> meters) {}
 
@@ -72,10 +72,13 @@ final class LaneMeters {
     for (TaskOutcome o : TaskOutcome.values()) {
       meters.add(
           FunctionCounter.builder("lanes.tasks", cache, outcomeCount(o))
-              .description("Tasks that ended, by outcome (completed, failed, cancelled, rejected)")
+              .description("Tasks that ended, by outcome (completed, failed, cancelled, returned,"
+                  + " or the reason it was refused or dropped: queue_full, block_timeout,"
+                  + " shutdown, discarded_oldest, thread_start_failed, deadlock)")
               .baseUnit(BaseUnits.TASKS)
               .tags(tags)
               .tag("outcome", o.tag())
+              .tag("rejected", Boolean.toString(o.isRejection()))
               .register(registry));
     }
     meters.add(gauge(registry, "lanes.queue.size", "Tasks waiting in the lane's queue",
@@ -91,9 +94,13 @@ final class LaneMeters {
             .register(registry));
     meters.add(gauge(registry, "lanes.running", "Tasks running now", BaseUnits.TASKS,
         s -> s.running()));
-    meters.add(gauge(registry, "lanes.threads",
-        "Live threads of a platform lane, or permits in use of a virtual lane", BaseUnits.THREADS,
-        s -> s.threads()));
+    meters.add(gauge(registry, "lanes.workers",
+        "The lane's threads that hold a slot now: a platform lane's threads, a virtual lane's"
+            + " virtual threads (each holds one of its concurrency permits)", BaseUnits.THREADS,
+        s -> s.workers()));
+    meters.add(gauge(registry, "lanes.concurrency",
+        "How many of the lane's tasks may run at once (its concurrency; changes with"
+            + " setConcurrency)", BaseUnits.TASKS, s -> s.concurrency()));
     meters.add(gauge(registry, "lanes.capacity.remaining",
         "Free places in the lane's queue", BaseUnits.TASKS, s -> s.remainingCapacity()));
     meters.add(gauge(registry, "lanes.saturated",
@@ -119,8 +126,9 @@ final class LaneMeters {
 
     registered.add(new Registered(registry, meters));
     timers.add(new Timer[] {wait, run, cpu});
-    if (records == null) {
-      records = lane.onTask(this::record);
+    if (!listening) {
+      lane.onTask(recordListener);
+      listening = true;
     }
   }
 
@@ -139,9 +147,9 @@ final class LaneMeters {
 
   /** Unsubscribes and removes every meter from every registry. */
   void close() {
-    if (records != null) {
-      records.close();
-      records = null;
+    if (listening) {
+      lane.removeListener(recordListener);
+      listening = false;
     }
     timers.clear();
     for (Registered r : registered) {
@@ -171,11 +179,6 @@ final class LaneMeters {
   }
 
   private static ToDoubleFunction<StatsCache> outcomeCount(TaskOutcome o) {
-    return switch (o) {
-      case COMPLETED -> c -> c.stats().counts().completed();
-      case FAILED -> c -> c.stats().counts().failed();
-      case CANCELLED -> c -> c.stats().counts().cancelled();
-      case REJECTED -> c -> c.stats().counts().rejected();
-    };
+    return c -> c.stats().count(o);
   }
 }

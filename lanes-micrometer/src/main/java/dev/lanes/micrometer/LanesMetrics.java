@@ -2,7 +2,7 @@ package dev.lanes.micrometer;
 
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
-import dev.lanes.Subscription;
+import dev.lanes.Ticker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -15,14 +15,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
+import java.util.function.Consumer;
 
 /**
  * Publishes lanes' figures to Micrometer: per lane (tags {@code lane} and {@code kind}) the timers
  * {@code lanes.task.wait}, {@code lanes.task.run}, {@code lanes.task.cpu}, the counter {@code
  * lanes.tasks} by {@code outcome}, the gauges {@code lanes.queue.size}, {@code lanes.running},
- * {@code lanes.threads}, {@code lanes.capacity.remaining}, {@code lanes.saturated} and the function
- * counter {@code lanes.saturated.time}. See {@link LaneMeters} for what each one means.
+ * {@code lanes.queue.oldest}, {@code lanes.workers}, {@code lanes.concurrency}, {@code
+ * lanes.capacity.remaining}, {@code lanes.saturated} and the function counters {@code
+ * lanes.saturated.time} and {@code lanes.between.tasks.time}. See {@link LaneMeters} for what each one means.
  *
  * <pre>{@code
  * LanesMetrics metrics = LanesMetrics.of(lanes);   // or LanesMetrics.of(lane)
@@ -36,7 +37,8 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Concurrency design.</b> {@code lock} guards {@code registries}, {@code bound} (lane name →
  * the lane's meters in every registry) and {@code closed}; binding and unbinding happen under it,
- * so a change from {@link Lanes#onChange} and a watcher's removal cannot interleave. A lane is
+ * so a change from {@link Lanes#onAdded} / {@link Lanes#onRemoved} and a watcher's removal
+ * cannot interleave. A lane is
  * keyed by name and compared by identity: a new lane that takes a removed lane's name replaces the
  * old lane's meters, and a late removal of the old lane does not touch the new one's. Each bound
  * lane has one watcher, a virtual thread parked in {@code awaitTermination}, which unbinds the
@@ -55,12 +57,14 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
   private final Tags extraTags;
   private final long statsMaxAgeNanos;
   private final boolean percentileHistogram;
-  private final LongSupplier ticker;
+  private final Ticker ticker;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final List<MeterRegistry> registries = new ArrayList<>();
   private final Map<String, Bound> bound = new LinkedHashMap<>();
-  private Subscription changes;
+  private final Consumer<Lane> added = this::onAdded;
+  private final Consumer<Lane> removed = this::onRemoved;
+  private boolean following;
   private boolean closed;
 
   private LanesMetrics(Builder b) {
@@ -102,10 +106,12 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
         return;
       }
       registries.add(registry);
-      if (lanes != null && changes == null) {
+      if (lanes != null && !following) {
         // Subscribe before reading the set, so that no lane added meanwhile is missed; a lane seen
         // both ways is bound once (bind is idempotent).
-        changes = lanes.onChange(this::onChange);
+        lanes.onAdded(added);
+        lanes.onRemoved(removed);
+        following = true;
       }
       for (Lane lane : lanes != null ? lanes.all() : List.of(single)) {
         Bound b = bound.get(lane.name());
@@ -140,8 +146,10 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
         return;
       }
       closed = true;
-      if (changes != null) {
-        changes.close();
+      if (following) {
+        lanes.removeListener(added);
+        lanes.removeListener(removed);
+        following = false;
       }
       for (Bound b : bound.values()) {
         b.unregister();
@@ -168,16 +176,22 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
     }
   }
 
-  private void onChange(Lanes.Change change) {
+  private void onAdded(Lane lane) {
     lock.lock();
     try {
-      if (closed) {
-        return;
+      if (!closed) {
+        bind(lane);
       }
-      if (change.added()) {
-        bind(change.lane());
-      } else {
-        unbind(change.lane());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void onRemoved(Lane lane) {
+    lock.lock();
+    try {
+      if (!closed) {
+        unbind(lane);
       }
     } finally {
       lock.unlock();
@@ -265,7 +279,7 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
     private Tags tags = Tags.empty();
     private Duration statsMaxAge = DEFAULT_STATS_MAX_AGE;
     private boolean percentileHistogram;
-    private LongSupplier ticker = System::nanoTime;
+    private Ticker ticker = Ticker.system();
 
     private Builder(Lanes lanes, Lane lane) {
       this.lanes = lanes;
@@ -276,7 +290,7 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
     public Builder tags(Iterable<Tag> tags) {
       this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
       for (Tag t : this.tags) {
-        if (t.getKey().equals("lane") || t.getKey().equals("kind") || t.getKey().equals("outcome")) {
+        if (List.of("lane", "kind", "outcome", "rejected").contains(t.getKey())) {
           throw new IllegalArgumentException(
               "lanes-micrometer: tag \"" + t.getKey() + "\" is set by the binder; choose another key");
         }
@@ -307,8 +321,8 @@ public final class LanesMetrics implements MeterBinder, AutoCloseable {
       return this;
     }
 
-    /** The clock for the stats cache (default {@link System#nanoTime()}). */
-    public Builder ticker(LongSupplier ticker) {
+    /** The clock for the stats cache (default {@link Ticker#system()}). */
+    public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }

@@ -2,8 +2,8 @@ package dev.lanes.micrometer;
 
 import dev.lanes.Lane;
 import dev.lanes.LaneStats;
+import dev.lanes.Ticker;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 
 /**
  * One lane's latest {@link LaneStats}, re-read when older than {@code maxAgeNanos}, so that the
@@ -20,11 +20,11 @@ final class StatsCache {
 
   private final Lane lane;
   private final long maxAgeNanos;
-  private final LongSupplier ticker;
+  private final Ticker ticker;
   private final ReentrantLock refreshLock = new ReentrantLock();
   private volatile Snapshot snapshot;
 
-  StatsCache(Lane lane, long maxAgeNanos, LongSupplier ticker) {
+  StatsCache(Lane lane, long maxAgeNanos, Ticker ticker) {
     this.lane = lane;
     this.maxAgeNanos = maxAgeNanos;
     this.ticker = ticker;
@@ -32,13 +32,13 @@ final class StatsCache {
 
   LaneStats stats() {
     Snapshot s = snapshot;
-    if (s != null && ticker.getAsLong() - s.readAtNanos < maxAgeNanos) {
+    if (s != null && ticker.read() - s.readAtNanos < maxAgeNanos) {
       return s.stats;
     }
     refreshLock.lock();
     try {
       s = snapshot;
-      long now = ticker.getAsLong();
+      long now = ticker.read();
       if (s == null || now - s.readAtNanos >= maxAgeNanos) {
         s = new Snapshot(lane.stats(), now);
         snapshot = s;

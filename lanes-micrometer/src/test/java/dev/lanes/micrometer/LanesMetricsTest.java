@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.lanes.CpuTiming;
-import dev.lanes.HealthConfig;
 import dev.lanes.LaneHealth;
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
+import dev.lanes.TaskOutcome;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,7 +36,8 @@ class LanesMetricsTest {
           "lanes.queue.size",
           "lanes.queue.oldest",
           "lanes.running",
-          "lanes.threads",
+          "lanes.workers",
+          "lanes.concurrency",
           "lanes.capacity.remaining",
           "lanes.saturated",
           "lanes.saturated.time",
@@ -50,7 +50,7 @@ class LanesMetricsTest {
   void everyLaneGetsEveryMeterWithTagsDescriptionAndUnit() {
     MeterRegistry registry = new SimpleMeterRegistry();
     try (Lanes lanes =
-            Lanes.builder().lane(Lane.cpu("compute").threads(2)).lane(Lane.virtual("api", 4)).build();
+            Lanes.of(Lane.cpu("compute").concurrency(2), Lane.virtual("api", 4));
         LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).tags(Tags.of("app", "test")).build()) {
       metrics.bindTo(registry);
       for (String lane : List.of("compute", "api")) {
@@ -69,17 +69,24 @@ class LanesMetricsTest {
         }
         assertThat(names).isEqualTo(new TreeSet<>(EVERY_NAME));
       }
-      // One lanes.tasks counter per outcome.
+      // One lanes.tasks counter per outcome, tagged with TaskOutcome's tag and whether it is a
+      // rejection.
       assertThat(registry.find("lanes.tasks").tag("lane", "api").functionCounters())
           .extracting(c -> c.getId().getTag("outcome"))
-          .containsExactlyInAnyOrder("completed", "failed", "cancelled", "rejected");
+          .containsExactlyInAnyOrder(java.util.Arrays.stream(TaskOutcome.values())
+              .map(TaskOutcome::tag).toArray(String[]::new));
+      assertThat(registry.find("lanes.tasks").tag("lane", "api").tag("rejected", "true")
+              .functionCounters())
+          .extracting(c -> c.getId().getTag("outcome"))
+          .containsExactlyInAnyOrder("queue_full", "block_timeout", "shutdown", "discarded_oldest",
+              "thread_start_failed", "deadlock");
     }
   }
 
   @Test
   void timersAndCountersMatchTheLanesOwnFigures() throws Exception {
     MeterRegistry registry = new SimpleMeterRegistry();
-    try (Lane lane = Lane.blocking("db", 3).cpuTiming(CpuTiming.everyTask()).build();
+    try (Lane lane = Lane.blocking("db", 3).cpuTimeEveryTask().build();
         LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
       metrics.bindTo(registry);
       List<CompletableFuture<Void>> futures = new ArrayList<>();
@@ -104,7 +111,7 @@ class LanesMetricsTest {
       assertThat(counter(registry, "db", "completed")).isEqualTo(TASKS - FAILING);
       assertThat(counter(registry, "db", "failed")).isEqualTo(FAILING);
       assertThat(counter(registry, "db", "cancelled")).isZero();
-      assertThat(counter(registry, "db", "rejected")).isZero();
+      assertThat(rejected(registry, "db")).isZero();
 
       // The timer's total equals the lane's own sum of run times (both exact, in nanoseconds).
       double lanesRunSeconds = lane.stats().sinceStart().busyNanos() / 1e9;
@@ -153,10 +160,12 @@ class LanesMetricsTest {
           assertThat(registry.get("lanes.queue.oldest").tag("lane", "one").timeGauge().value(TimeUnit.NANOSECONDS))
               .isPositive());
       assertThat(gauge(registry, "lanes.running", "one")).isEqualTo(1);
-      assertThat(gauge(registry, "lanes.threads", "one")).isEqualTo(1);
+      assertThat(gauge(registry, "lanes.workers", "one")).isEqualTo(1);
+      assertThat(gauge(registry, "lanes.concurrency", "one")).isEqualTo(1);
       assertThat(gauge(registry, "lanes.capacity.remaining", "one")).isZero();
       assertThat(gauge(registry, "lanes.saturated", "one")).isIn(0.0, 1.0);
-      assertThat(counter(registry, "one", "rejected")).isEqualTo(1);
+      assertThat(counter(registry, "one", "queue_full")).isEqualTo(1);
+      assertThat(rejected(registry, "one")).isEqualTo(1);
       assertThat(registry.get("lanes.saturated.time").tag("lane", "one").functionCounter().count())
           .isGreaterThanOrEqualTo(0);
 
@@ -175,8 +184,8 @@ class LanesMetricsTest {
     MeterRegistry registry = new SimpleMeterRegistry();
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch started = new CountDownLatch(1);
-    HealthConfig quick = HealthConfig.defaults().withHysteresis(Duration.ZERO, Duration.ZERO);
-    try (Lane lane = Lane.blocking("tight", 1).queueCapacity(1).health(quick).build();
+    try (Lane lane = Lane.blocking("tight", 1).queueCapacity(1)
+            .saturationHysteresis(Duration.ZERO, Duration.ZERO).build();
         LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
       metrics.bindTo(registry);
       assertThat(gauge(registry, "lanes.saturated", "tight")).isZero();
@@ -225,7 +234,7 @@ class LanesMetricsTest {
   @Test
   void followsLanesAddedAndRemoved() {
     MeterRegistry registry = new SimpleMeterRegistry();
-    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("first", 1)).build();
+    try (Lanes lanes = Lanes.of(Lane.blocking("first", 1));
         LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build()) {
       metrics.bindTo(registry);
       assertThat(laneTags(registry)).containsExactly("first");
@@ -241,7 +250,9 @@ class LanesMetricsTest {
       // A new lane may take a removed lane's name; it gets fresh meters that read the new lane.
       Lane again = lanes.add(Lane.blocking("first", 2));
       assertThat(laneTags(registry)).containsExactlyInAnyOrder("first", "second");
-      assertThat(gauge(registry, "lanes.threads", "first")).isEqualTo(again.concurrencyLimit());
+      assertThat(gauge(registry, "lanes.concurrency", "first")).isEqualTo(2);
+      again.setConcurrency(3);
+      assertThat(gauge(registry, "lanes.concurrency", "first")).isEqualTo(again.concurrency());
     }
   }
 
@@ -262,13 +273,13 @@ class LanesMetricsTest {
   void closingTheBinderRemovesEveryMeterFromEveryRegistry() {
     MeterRegistry one = new SimpleMeterRegistry();
     MeterRegistry two = new SimpleMeterRegistry();
-    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("a", 1)).lane(Lane.cpu("b").threads(1)).build()) {
+    try (Lanes lanes = Lanes.of(Lane.blocking("a", 1), Lane.cpu("b").concurrency(1))) {
       LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build();
       metrics.bindTo(one);
       metrics.bindTo(two);
       metrics.bindTo(two); // twice is once
-      assertThat(one.getMeters()).hasSize(2 * (EVERY_NAME.size() + 3));
-      assertThat(two.getMeters()).hasSize(2 * (EVERY_NAME.size() + 3));
+      assertThat(one.getMeters()).hasSize(2 * (EVERY_NAME.size() - 1 + TaskOutcome.values().length));
+      assertThat(two.getMeters()).hasSize(2 * (EVERY_NAME.size() - 1 + TaskOutcome.values().length));
       metrics.close();
       assertThat(one.getMeters()).isEmpty();
       assertThat(two.getMeters()).isEmpty();
@@ -300,7 +311,7 @@ class LanesMetricsTest {
       metrics.bindTo(registry);
       assertThat(counter(registry, "cached", "completed")).isZero();
       lane.submit(() -> {}).get(30, TimeUnit.SECONDS);
-      await().atMost(Duration.ofSeconds(30)).until(() -> lane.stats().counts().completed() == 1);
+      await().atMost(Duration.ofSeconds(30)).until(() -> lane.stats().completed() == 1);
       assertThat(counter(registry, "cached", "completed")).as("still the cached snapshot").isZero();
       now[0] += Duration.ofSeconds(1).toNanos();
       assertThat(counter(registry, "cached", "completed")).isEqualTo(1);
@@ -332,6 +343,12 @@ class LanesMetricsTest {
     return c.count();
   }
 
+  /** Sum of the lanes.tasks counters tagged rejected=true. */
+  private static double rejected(MeterRegistry registry, String lane) {
+    return registry.find("lanes.tasks").tag("lane", lane).tag("rejected", "true")
+        .functionCounters().stream().mapToDouble(FunctionCounter::count).sum();
+  }
+
   private static void awaitLatch(CountDownLatch latch) {
     try {
       if (!latch.await(60, TimeUnit.SECONDS)) {
@@ -346,7 +363,7 @@ class LanesMetricsTest {
   void timeSpentInDependentStagesBetweenTasksIsPublished() throws Exception {
     MeterRegistry registry = new SimpleMeterRegistry();
     long stageMillis = 30;
-    try (Lanes lanes = Lanes.builder().lane(Lane.blocking("stages", 1)).build();
+    try (Lanes lanes = Lanes.of(Lane.blocking("stages", 1));
         LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build()) {
       metrics.bindTo(registry);
       Lane lane = lanes.lane("stages");

@@ -3,7 +3,6 @@ package dev.lanes.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -40,7 +39,8 @@ class PrometheusScrapeTest {
     "lanes_queue_size_tasks",
     "lanes_queue_oldest_seconds",
     "lanes_running_tasks",
-    "lanes_threads",
+    "lanes_workers_threads",
+    "lanes_concurrency_tasks",
     "lanes_capacity_remaining_tasks",
     "lanes_saturated_lanes",
     "lanes_saturated_time_seconds_total",
@@ -53,10 +53,9 @@ class PrometheusScrapeTest {
   void scrapeHasEveryNameForEveryLaneAndParsesCleanly() throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (Lanes lanes =
-            Lanes.builder()
-                .lane(Lane.blocking("db", 2).cpuTiming(CpuTiming.everyTask()))
-                .lane(Lane.virtual("partner-api", 5))
-                .build();
+            Lanes.of(
+                Lane.blocking("db", 2).cpuTimeEveryTask(),
+                Lane.virtual("partner-api", 5));
         LanesMetrics metrics = LanesMetrics.builder(lanes).statsMaxAge(Duration.ZERO).build()) {
       metrics.bindTo(registry);
       for (int i = 0; i < TASKS; i++) {
@@ -94,7 +93,11 @@ class PrometheusScrapeTest {
       assertThat(byName.get("lanes_tasks_total")).containsEntry("db/completed", (double) TASKS);
       assertThat(byName.get("lanes_task_run_seconds_count")).containsEntry("db", (double) TASKS);
       assertThat(byName.get("lanes_task_cpu_seconds_count")).containsEntry("db", (double) TASKS);
-      assertThat(byName.get("lanes_threads")).containsEntry("db", 2.0);
+      assertThat(byName.get("lanes_workers_threads")).containsEntry("db", 2.0);
+      assertThat(byName.get("lanes_concurrency_tasks"))
+          .containsEntry("db", 2.0)
+          .containsEntry("partner-api", 5.0);
+      assertThat(byName.get("lanes_tasks_total")).containsEntry("db/queue_full", 0.0);
       // Every family has HELP and TYPE lines (the descriptions).
       assertThat(text).contains("# HELP lanes_task_wait_seconds ").contains("# TYPE lanes_tasks_total counter");
     }

@@ -37,8 +37,9 @@ import reactor.core.scheduler.Scheduler;
  * handler of the thread that handed it over (what Reactor's schedulers do when no {@code
  * Schedulers.onHandleError} hook is set) and the lane counts it. What a task throws goes to the
  * lane thread's uncaught-exception handler and counts as failed in the lane.
- * With a {@code blockCaller} or {@code callerRuns} lane the hand-off of a due task happens on a
- * short-lived virtual thread, so the shared timer thread is never blocked and never runs a task.
+ * The hand-off of a due task happens on a short-lived virtual thread (whatever the lane's overflow
+ * policy: a {@code blockCaller} or {@code callerRuns} lane would block the submitter or run the
+ * task on it), so the shared timer thread is never blocked and never runs a task.
  *
  * <p><b>Lifecycle.</b> {@link #dispose()} stops this adapter only: it refuses new tasks and cancels
  * its timed and periodic tasks (those still waiting for their time, and those handed to the lane
@@ -148,7 +149,7 @@ public final class LaneScheduler implements Scheduler, Scannable {
       return toString();
     }
     if (key == Attr.CAPACITY) {
-      return lane.config().queueCapacity();
+      return lane.queueCapacity();
     }
     if (key == Attr.BUFFERED) {
       return lane.stats().queued();

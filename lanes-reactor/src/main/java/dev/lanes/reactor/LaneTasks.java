@@ -1,7 +1,6 @@
 package dev.lanes.reactor;
 
 import dev.lanes.Lane;
-import dev.lanes.OverflowPolicy;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -51,16 +50,11 @@ final class LaneTasks {
   private final Lane lane;
   private final AtomicInteger pendingTimers;
   private final int timerBound;
-  /** Reject and discardOldest never block or run the task on the caller: safe on the timer thread. */
-  private final boolean handOffOnTimerThread;
 
   LaneTasks(Lane lane, AtomicInteger pendingTimers) {
     this.lane = lane;
     this.pendingTimers = pendingTimers;
-    this.timerBound = lane.config().queueCapacity();
-    OverflowPolicy overflow = lane.config().overflow();
-    this.handOffOnTimerThread =
-        overflow instanceof OverflowPolicy.Reject || overflow instanceof OverflowPolicy.DiscardOldest;
+    this.timerBound = lane.queueCapacity();
   }
 
   /** Pending timed and periodic tasks of the scheduler that owns this (for tests and scans). */
@@ -133,13 +127,13 @@ final class LaneTasks {
         "lane \"" + lane.name() + "\": this Reactor worker or its scheduler is disposed");
   }
 
-  /** Runs on the timer thread, or on a virtual thread for lanes whose overflow may block or run. */
+  /**
+   * Runs on a short-lived virtual thread: the lane's overflow policy may block the submitter
+   * ({@code blockCaller}) or run the task on it ({@code callerRuns}), and a {@link Lane} does not
+   * say which policy it has, so the shared timer thread never submits itself.
+   */
   private void handOff(Runnable handOff) {
-    if (handOffOnTimerThread) {
-      handOff.run();
-    } else {
-      Thread.ofVirtual().name("lanes-reactor-handoff-" + lane.name()).start(handOff);
-    }
+    Thread.ofVirtual().name("lanes-reactor-handoff-" + lane.name()).start(handOff);
   }
 
   /**

@@ -127,7 +127,7 @@ class LaneSchedulerTest {
             .filter(t -> t.getName().startsWith("lanes-reactor-timer"))
             .count();
     assertThat(timerThreads).isEqualTo(1);
-    assertThat(lane.stats().counts().completed()).isGreaterThanOrEqualTo(500);
+    assertThat(lane.stats().completed()).isGreaterThanOrEqualTo(500);
   }
 
   @Test
@@ -216,7 +216,7 @@ class LaneSchedulerTest {
     release.countDown();
     assertThat(result.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo("done");
 
-    await().atMost(PATIENCE).until(() -> lane.stats().counts().completed() == 2);
+    await().atMost(PATIENCE).until(() -> lane.stats().completed() == 2);
     LaneStats stats = lane.stats();
     // Two tasks: the occupying one (waited 0) and Reactor's (waited 7 ms, ran 3 ms).
     assertThat(stats.sinceStart().queueWait().count()).isEqualTo(2);
@@ -243,7 +243,7 @@ class LaneSchedulerTest {
                 assertThat(t).as("cause chain of %s", e).isInstanceOf(LaneRejectedException.class);
                 assertThat(t).hasMessageContaining("rx-full").hasMessageContaining("queue full");
               });
-      assertThat(lane.stats().counts().rejected()).isEqualTo(1);
+      assertThat(lane.stats().rejected()).isEqualTo(1);
     } finally {
       release.countDown();
     }

@@ -2,7 +2,6 @@ package dev.lanes.serve;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.lanes.HealthConfig;
 import dev.lanes.Lane;
 import dev.lanes.LaneBuilder;
 import dev.lanes.Lanes;
@@ -132,22 +131,22 @@ final class DemoServer implements AutoCloseable {
   private DemoServer(Config config) throws IOException {
     this.config = config;
     this.page = LivePage.html();
-    Lanes.Builder b = Lanes.builder();
+    List<LaneBuilder> b = new ArrayList<>();
     if (config.mode() == Mode.SHARED) {
-      b.lane(app(Lane.blocking("shared", config.threads())));
+      b.add(app(Lane.blocking("shared", config.threads())));
     } else {
-      b.lane(app(Lane.blocking("fast", FAST_THREADS)))
-          .lane(app(Lane.blocking("slow", config.threads())))
-          .lane(app(Lane.cpu("cpu")))
-          .lane(app(Lane.virtual("call", CALL_CONCURRENCY)));
+      b.add(app(Lane.blocking("fast", FAST_THREADS)));
+      b.add(app(Lane.blocking("slow", config.threads())));
+      b.add(app(Lane.cpu("cpu")));
+      b.add(app(Lane.virtual("call", CALL_CONCURRENCY)));
     }
-    b.lane(Lane.blocking("admin", ADMIN_THREADS).queueCapacity(ADMIN_QUEUE).daemon(true)
+    b.add(Lane.blocking("admin", ADMIN_THREADS).queueCapacity(ADMIN_QUEUE).daemon(true)
         .exceptionHandler(DemoServer::taskFailed));
     // Reading a request takes microseconds, so the default wait-versus-run rule would call this
     // lane saturated on scheduler jitter; it is flagged only when requests wait to be read.
-    b.lane(Lane.virtual("http", HTTP_READERS).queueCapacity(HTTP_QUEUE).exceptionHandler(DemoServer::taskFailed)
-        .health(HealthConfig.defaults().withFixedWaitThreshold(HTTP_SATURATED_WAIT)));
-    this.lanes = b.build();
+    b.add(Lane.virtual("http", HTTP_READERS).queueCapacity(HTTP_QUEUE).exceptionHandler(DemoServer::taskFailed)
+        .saturatedWhenWaitExceeds(HTTP_SATURATED_WAIT));
+    this.lanes = Lanes.of(b.toArray(LaneBuilder[]::new));
     this.admin = lanes.lane("admin");
     Lane httpLane = lanes.lane("http");
 

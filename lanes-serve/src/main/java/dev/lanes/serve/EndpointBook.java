@@ -1,15 +1,14 @@
 package dev.lanes.serve;
 
 import dev.lanes.Lane;
-import dev.lanes.Subscription;
 import dev.lanes.TaskOutcome;
 import dev.lanes.TaskRecord;
+import dev.lanes.Ticker;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -37,25 +36,30 @@ public final class EndpointBook implements AutoCloseable {
   private static final long MAX_TRACKED_NANOS = 3_600_000_000_000L;
 
   private final Map<String, Book> books;
-  private final List<Subscription> subscriptions = new ArrayList<>();
-  private final LongSupplier ticker;
+  /** The lanes followed and the listener given to each; guarded by itself. */
+  private final Map<Lane, java.util.function.Consumer<TaskRecord>> followed = new LinkedHashMap<>();
+  private final Ticker ticker;
   private volatile long resetAtNanos;
 
   /**
    * A book for these stage labels, each with the name of the lane that runs it (several labels
    * may share a lane).
    */
-  public EndpointBook(Map<String, String> laneByLabel, LongSupplier ticker) {
+  public EndpointBook(Map<String, String> laneByLabel, Ticker ticker) {
     Map<String, Book> m = new LinkedHashMap<>();
     laneByLabel.forEach((label, lane) -> m.put(label, new Book(label, lane)));
     this.books = Map.copyOf(m);
     this.ticker = ticker;
-    this.resetAtNanos = ticker.getAsLong();
+    this.resetAtNanos = ticker.read();
   }
 
   /** Starts listening to {@code lane}'s task records, each booked under its own label. */
   public void follow(Lane lane) {
-    subscriptions.add(lane.onTask(r -> record(r.label(), r)));
+    java.util.function.Consumer<TaskRecord> listener = r -> record(r.label(), r);
+    synchronized (followed) {
+      followed.put(lane, listener);
+    }
+    lane.onTask(listener);
   }
 
   /**
@@ -77,7 +81,7 @@ public final class EndpointBook implements AutoCloseable {
     long token = tokens.incrementAndGet();
     Book b = books.get(label);
     if (b != null) {
-      b.waiting.put(token, ticker.getAsLong());
+      b.waiting.put(token, ticker.read());
     }
     return token;
   }
@@ -93,18 +97,18 @@ public final class EndpointBook implements AutoCloseable {
   /** The figures of the tasks that ended since the previous call, and what waits now; then starts a new interval. */
   Interval takeInterval(String label) {
     Book b = books.get(label);
-    return b == null ? null : b.takeInterval(ticker.getAsLong());
+    return b == null ? null : b.takeInterval(ticker.read());
   }
 
   /** Forgets the figures so far ({@code POST /stats/reset}); what waits now still waits. */
   public void reset() {
-    resetAtNanos = ticker.getAsLong();
+    resetAtNanos = ticker.read();
     books.values().forEach(Book::reset);
   }
 
   /** Nanoseconds since the last reset (or since start). */
   long windowNanos() {
-    return ticker.getAsLong() - resetAtNanos;
+    return ticker.read() - resetAtNanos;
   }
 
   /** Figures per label, in route order. */
@@ -122,7 +126,10 @@ public final class EndpointBook implements AutoCloseable {
   /** Stops listening to the lanes. */
   @Override
   public void close() {
-    subscriptions.forEach(Subscription::close);
+    synchronized (followed) {
+      followed.forEach(Lane::removeListener);
+      followed.clear();
+    }
   }
 
   /** Summary in milliseconds. */
@@ -158,7 +165,7 @@ public final class EndpointBook implements AutoCloseable {
     void add(TaskRecord r) {
       lock.lock();
       try {
-        if (r.outcome() == TaskOutcome.REJECTED) {
+        if (r.outcome().isRejection()) {
           rejected++;
           return;
         }

@@ -3,6 +3,7 @@ package dev.lanes.serve;
 import dev.lanes.Lane;
 import dev.lanes.LaneHealth;
 import dev.lanes.LaneStats;
+import dev.lanes.Ticker;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * The live page's time series ({@code /series.json}): one sample a second of the last {@link
@@ -40,19 +40,19 @@ public final class LiveSeries implements AutoCloseable {
   private final List<Lane> lanes;
   private final List<String> stages;
   private final EndpointBook book;
-  private final LongSupplier ticker;
+  private final Ticker ticker;
   private final ArrayDeque<String> samples = new ArrayDeque<>();
   private final Map<String, Long> unhealthySince = new HashMap<>();
   private final long startNanos;
   private ScheduledExecutorService sampler;
 
   /** A series of {@code lanes} and of {@code book}'s {@code stages} (labels, in the page's order). */
-  public LiveSeries(List<Lane> lanes, List<String> stages, EndpointBook book, LongSupplier ticker) {
+  public LiveSeries(List<Lane> lanes, List<String> stages, EndpointBook book, Ticker ticker) {
     this.lanes = List.copyOf(lanes);
     this.stages = List.copyOf(stages);
     this.book = book;
     this.ticker = ticker;
-    this.startNanos = ticker.getAsLong();
+    this.startNanos = ticker.read();
   }
 
   /** Starts sampling once a second on a daemon thread of its own. */
@@ -68,7 +68,7 @@ public final class LiveSeries implements AutoCloseable {
 
   /** Takes one sample now (the sampler thread calls this once a second). */
   synchronized void sample() {
-    long now = ticker.getAsLong();
+    long now = ticker.read();
     StringBuilder s = new StringBuilder(1_024);
     s.append("{\"t\":").append(Json.number((now - startNanos) / 1e9)).append(",\"lanes\":{");
     List<String> parts = new ArrayList<>();

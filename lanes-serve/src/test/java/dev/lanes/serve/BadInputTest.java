@@ -75,7 +75,7 @@ class BadInputTest {
     assertThat(get("/stats.json").statusCode()).isEqualTo(200);
     assertThat(running.get().statusCode()).isEqualTo(200);
     assertThat(queued.get().statusCode()).isEqualTo(200);
-    assertThat(shared.stats().counts().rejected()).isEqualTo(1);
+    assertThat(shared.stats().rejected()).isEqualTo(1);
   }
 
   @Test

@@ -40,7 +40,7 @@ class EndpointsTest {
       // The IO stage waited for the delay server's answer, so it ran at least that long.
       double ioRunMax = (Double) ((Map<?, ?>) byLabel.get("call.io").get("run")).get("max");
       assertThat(ioRunMax).isGreaterThanOrEqualTo(CALL_MS * 0.99);
-      assertThat(server.lanes().lane("call").stats().counts().completed()).isEqualTo(1);
+      assertThat(server.lanes().lane("call").stats().completed()).isEqualTo(1);
     }
   }
 
@@ -51,7 +51,7 @@ class EndpointsTest {
       for (String path : List.of("/fast", "/slow?ms=1", "/cpu?ms=1", "/call?ms=1&cpu=0")) {
         assertThat(get(client, server, path).statusCode()).as(path).isEqualTo(200);
       }
-      await().atMost(TIMEOUT).until(() -> server.lanes().lane("shared").stats().counts().completed() == 4);
+      await().atMost(TIMEOUT).until(() -> server.lanes().lane("shared").stats().completed() == 4);
       assertThat(server.lanes().names()).containsExactly("shared", "admin", "http");
       assertThat(endpoints(server).values()).allSatisfy(e -> assertThat(e.get("lane")).isEqualTo("shared"));
     }
@@ -66,7 +66,7 @@ class EndpointsTest {
       assertThat(m.statusCode()).isEqualTo(200);
       assertThat(m.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
       for (String name : List.of("lanes_task_wait_seconds_count", "lanes_task_run_seconds_sum", "lanes_tasks_total",
-          "lanes_queue_size_tasks", "lanes_running_tasks", "lanes_threads", "lanes_capacity_remaining_tasks",
+          "lanes_queue_size_tasks", "lanes_running_tasks", "lanes_workers_threads", "lanes_concurrency_tasks", "lanes_capacity_remaining_tasks",
           "lanes_saturated_lanes", "lanes_saturated_time_seconds_total")) {
         assertThat(m.body()).as(name).containsPattern("(?m)^" + name + "\\{[^}]*lane=\"fast\"[^}]*} ");
       }

@@ -1,6 +1,5 @@
 package dev.lanes.lab.experiments;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.lab.Experiment;
 import dev.lanes.lab.ExperimentResult;
@@ -200,7 +199,7 @@ public final class E1PoolOrThreadPerTask implements Experiment {
             Lane.blocking("e1-" + k.name() + "-pool-round-" + round, k.poolThreads())
                 .queueCapacity(Math.max(1, k.tasks()))
                 .threadFactory(threads)
-                .cpuTiming(CpuTiming.everyTask())
+                .cpuTimeEveryTask()
                 .daemon(true)
                 .build())) {
       List<CompletableFuture<Void>> futures = new ArrayList<>(k.tasks());

@@ -1,6 +1,5 @@
 package dev.lanes.lab.experiments;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.TaskRecord;
 import dev.lanes.lab.Experiment;
@@ -68,8 +67,8 @@ public final class E2ThreadsForCpuWork implements Experiment {
         long ctx0 = ContextSwitches.total();
         long t0 = System.nanoTime();
         // The counting factory adds each thread's switches when it ends (close() ends them).
-        try (Lane lane = log.follow(Lane.cpu(name).threads(f * cores).queueCapacity(tasks)
-            .threadFactory(ThreadCounter.platform(name)).cpuTiming(CpuTiming.everyTask())
+        try (Lane lane = log.follow(Lane.cpu(name).concurrency(f * cores).queueCapacity(tasks)
+            .threadFactory(ThreadCounter.platform(name)).cpuTimeEveryTask()
             .daemon(true).build())) {
           List<CompletableFuture<Long>> futures = new ArrayList<>();
           for (int i = 0; i < tasks; i++) {

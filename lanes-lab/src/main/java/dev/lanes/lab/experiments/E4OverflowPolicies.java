@@ -1,6 +1,5 @@
 package dev.lanes.lab.experiments;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.OverflowPolicy;
 import dev.lanes.lab.Experiment;
@@ -103,7 +102,7 @@ public final class E4OverflowPolicies implements Experiment {
       ctx.status("E4 lanes " + e.getKey());
       dropsToHandler.set(0);
       Lane lane = log.follow(Lane.blocking("e4-" + e.getKey(), 4).queueCapacity(QUEUE)
-          .overflow(e.getValue()).cpuTiming(CpuTiming.everyTask()).daemon(true)
+          .overflow(e.getValue()).cpuTimeEveryTask().daemon(true)
           .exceptionHandler(handler).build());
       outcomes.add(submitAll("lanes " + e.getKey(), lane, taskMs, 0));
       if (e.getKey().equals("discard-oldest")) {
@@ -208,7 +207,7 @@ public final class E4OverflowPolicies implements Experiment {
     }
     long laneCount = counted;
     if (executor instanceof Lane lane) {
-      laneCount = lane.stats().counts().rejected();
+      laneCount = lane.stats().rejected();
     }
     int onCaller = (int) ranOn.values().stream().filter(caller::equals).count();
     int onPool = ranOn.size() - onCaller;

@@ -1,12 +1,10 @@
 package dev.lanes.lab.experiments;
 
-import dev.lanes.CpuTiming;
-import dev.lanes.DeadlockPolicy;
-import dev.lanes.HealthConfig;
 import dev.lanes.HealthEvent;
 import dev.lanes.Lane;
 import dev.lanes.LaneHealth;
-import dev.lanes.Subscription;
+import dev.lanes.LaneRejectedException;
+import dev.lanes.TaskOutcome;
 import dev.lanes.lab.Experiment;
 import dev.lanes.lab.ExperimentResult;
 import dev.lanes.lab.LabContext;
@@ -25,13 +23,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * E7: the nested-submission starvation deadlock in its two shapes from the source writing: one
  * thread whose task submits a child to the same pool and waits for it, and nine threads whose
  * nine tasks each do the same. A plain fixed pool is shown hung (its parents have not finished
- * after a bounded timeout); a lane with {@link DeadlockPolicy#FAIL} should report DEADLOCKED and
- * fail the waits. Detection time is measured from the moment the cycle formed: when the last
+ * after a bounded timeout); a lane built with {@link dev.lanes.LaneBuilder#failOnDeadlock()} should
+ * report DEADLOCKED and fail the waits (the awaited children fail with a {@link
+ * LaneRejectedException} whose reason is {@link TaskOutcome#DEADLOCK}). Detection time is measured from the moment the cycle formed: when the last
  * parent began waiting for its child.
  *
  * <p>Threads: parents and children run on the pool's or lane's daemon threads; every pool and
@@ -59,13 +59,12 @@ public final class E7NestedSubmission implements Experiment {
     ExperimentResult result = new ExperimentResult(this);
     long hangBoundMs = ctx.scale(1_000, 3_000);
     long detectBoundMs = ctx.scale(4_000, 8_000);
-    HealthConfig health = HealthConfig.defaults().withDeadlockPolicy(DeadlockPolicy.FAIL);
     result.setup(String.format(Locale.ROOT,
         "Each parent task submits a child task to its own executor and waits for it (the child"
             + " sleeps 100 ms). Shapes: 1 thread / 1 parent, and 9 threads / 9 parents (each parent"
             + " first sleeps 100 ms, so all nine hold a thread before any child is queued)."
             + " Plain pool: Executors.newFixedThreadPool, called hung if no parent finished within"
-            + " %,d ms. lanes: a blocking lane with health deadlock policy FAIL (a cycle through"
+            + " %,d ms. lanes: a blocking lane built with failOnDeadlock() (a cycle through"
             + " lanes' own futures is reported as soon as it is proven: every worker waits, with no"
             + " timeout, on a task queued behind it); detection time runs from the moment the last"
             + " parent began waiting to the DEADLOCKED health event, bounded at %,d ms.",
@@ -78,7 +77,7 @@ public final class E7NestedSubmission implements Experiment {
       ctx.status("E7 plain pool " + s.threads());
       hung.add(plainPoolHangs(s.threads(), hangBoundMs));
       ctx.status("E7 lanes " + s.threads());
-      detections.add(laneDetects(s, health, detectBoundMs, log));
+      detections.add(laneDetects(s, detectBoundMs, log));
     }
     boolean plainHung = hung.get(0) && hung.get(1);
     result.figure("plain_pool_hung", plainHung);
@@ -94,9 +93,9 @@ public final class E7NestedSubmission implements Experiment {
       rows.add(List.of(n.replace('_', ' '), hung.get(i) ? "hung (bounded at " + hangBoundMs + " ms)" : "finished",
           d.detected() ? "DEADLOCKED after " + E1PoolOrThreadPerTask.fmt(d.detectMs()) + " ms"
               : "not detected within " + detectBoundMs + " ms",
-          d.waitsFailed() ? "yes (LaneDeadlockException)" : "no"));
+          d.waitsFailed() ? "yes (LaneRejectedException, reason DEADLOCK)" : "no"));
     }
-    result.table(List.of("shape", "plain fixed pool", "lanes (policy FAIL)", "waiting parents released"), rows);
+    result.table(List.of("shape", "plain fixed pool", "lanes (failOnDeadlock)", "waiting parents released"), rows);
     result.chart("E7-detect", "Time from the deadlock forming to lanes reporting it (-1: not detected within the bound).",
         Charts.bars("E7: deadlock detection time", "ms", List.of("1 thread", "9 threads"), Charts.series(
             "detection ms", detections.stream().map(d -> d.detected() ? d.detectMs() : -1.0).toList())));
@@ -152,22 +151,23 @@ public final class E7NestedSubmission implements Experiment {
     }
   }
 
-  private static Detection laneDetects(Shape s, HealthConfig health, long boundMs, TaskLog log)
+  private static Detection laneDetects(Shape s, long boundMs, TaskLog log)
       throws InterruptedException {
     Lane lane = log.follow(Lane.blocking("e7-" + s.name().replace('_', '-'), s.threads())
-        .health(health).cpuTiming(CpuTiming.everyTask()).daemon(true).build());
+        .failOnDeadlock().cpuTimeEveryTask().daemon(true).build());
     AtomicLong lastWaitStarted = new AtomicLong();
     AtomicLong detectedAt = new AtomicLong(-1);
     CountDownLatch detected = new CountDownLatch(1);
     StringBuilder diagnostic = new StringBuilder();
-    Subscription sub = lane.onHealth((HealthEvent e) -> {
+    Consumer<HealthEvent> onDeadlock = e -> {
       if (e.to() == LaneHealth.DEADLOCKED && detectedAt.compareAndSet(-1, System.nanoTime())) {
         synchronized (diagnostic) {
           diagnostic.append(e.diagnostic());
         }
         detected.countDown();
       }
-    });
+    };
+    lane.onHealth(onDeadlock);
     CountDownLatch allWaiting = new CountDownLatch(s.threads());
     List<CompletableFuture<Object>> parents = new ArrayList<>();
     try {
@@ -186,12 +186,13 @@ public final class E7NestedSubmission implements Experiment {
       boolean seen = detected.await(boundMs, TimeUnit.MILLISECONDS);
       boolean waitsFailed = false;
       if (seen) {
-        // With FAIL the parents' waits should end (with an exception) shortly after detection.
+        // With failOnDeadlock the parents' waits should end shortly after detection: each child
+        // they wait on fails with LaneRejectedException, reason DEADLOCK.
         try {
           CompletableFuture.allOf(parents.toArray(CompletableFuture[]::new)).get(2, TimeUnit.SECONDS);
           waitsFailed = false;
         } catch (ExecutionException e) {
-          waitsFailed = true;
+          waitsFailed = failedByDeadlock(e);
         } catch (TimeoutException e) {
           waitsFailed = false;
         }
@@ -199,9 +200,19 @@ public final class E7NestedSubmission implements Experiment {
       double ms = seen ? Math.max(0, detectedAt.get() - lastWaitStarted.get()) / 1e6 : -1;
       return new Detection(seen, ms, waitsFailed, diagnostic.toString());
     } finally {
-      sub.close();
+      lane.removeListener(onDeadlock);
       lane.shutdownNow();
       lane.awaitTermination(5, TimeUnit.SECONDS);
     }
+  }
+
+  /** True if a {@link LaneRejectedException} with reason DEADLOCK is in {@code t}'s causes. */
+  private static boolean failedByDeadlock(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof LaneRejectedException r && r.reason() == TaskOutcome.DEADLOCK) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 package dev.lanes.lab.experiments;
 
-import dev.lanes.SizingAdvice;
+import dev.lanes.advisor.SizingAdvice;
 import dev.lanes.TaskRecord;
 import dev.lanes.lab.Experiment;
 import dev.lanes.lab.ExperimentResult;
@@ -41,15 +41,15 @@ public final class E9SizingAdvice implements Experiment {
     MixedWorkload.Sizes mixedBefore = MixedWorkload.defaultSizes(ctx.cores());
     NoisyNeighbour.Sizes serverBefore = NoisyNeighbour.defaultSizes();
     result.setup(String.format(Locale.ROOT,
-        "The lanes of E5 (cpu %d, file-io %d, net-io %d threads; %d tasks) and of E8 (slow %d, fast"
-            + " %d threads; %d slow + %d fast requests) run at those sizes with CPU timing on every"
+        "The lanes of E5 (concurrency: cpu %d, file-io %d, net-io %d; %d tasks) and of E8 (slow %d,"
+            + " fast %d; %d slow + %d fast requests) run at those sizes with CPU timing on every"
             + " task; lanes' SizingAdvisor (target utilisation %.1f, acceptable wait %d ms, at least"
-            + " %d samples, at most %d threads) recommends a size per lane from the measured wait,"
+            + " %d samples, a concurrency of at most %d) recommends a concurrency per lane from the measured wait,"
             + " run and CPU figures; then both run again at the recommended sizes.",
         mixedBefore.cpu(), mixedBefore.file(), mixedBefore.net(), perKind * 3, serverBefore.slow(),
         serverBefore.fast(), slowCount, fastCount, MixedWorkload.ADVISOR.targetUtilisation(),
         MixedWorkload.ADVISOR.acceptableWait().toMillis(), MixedWorkload.ADVISOR.minSamples(),
-        MixedWorkload.ADVISOR.maxThreads()));
+        MixedWorkload.ADVISOR.maxConcurrency()));
     TaskLog log = new TaskLog();
     ctx.status("E9 mixed, default sizes");
     MixedWorkload.Run m0 = MixedWorkload.onLanes(ctx, "e9-before", mixedBefore, perKind, log);
@@ -75,20 +75,20 @@ public final class E9SizingAdvice implements Experiment {
     double fast0 = Percentiles.of(s0.fastClientMs(), 99);
     double fast1 = Percentiles.of(s1.fastClientMs(), 99);
     result.figure("advice_for_every_lane", allAdvised);
-    result.figure("e5_cpu_threads_before", (long) mixedBefore.cpu());
-    result.figure("e5_cpu_threads_after", (long) mixedAfter.cpu());
-    result.figure("e5_file_threads_before", (long) mixedBefore.file());
-    result.figure("e5_file_threads_after", (long) mixedAfter.file());
-    result.figure("e5_net_threads_before", (long) mixedBefore.net());
-    result.figure("e5_net_threads_after", (long) mixedAfter.net());
+    result.figure("e5_cpu_concurrency_before", (long) mixedBefore.cpu());
+    result.figure("e5_cpu_concurrency_after", (long) mixedAfter.cpu());
+    result.figure("e5_file_concurrency_before", (long) mixedBefore.file());
+    result.figure("e5_file_concurrency_after", (long) mixedAfter.file());
+    result.figure("e5_net_concurrency_before", (long) mixedBefore.net());
+    result.figure("e5_net_concurrency_after", (long) mixedAfter.net());
     result.figure("e5_total_ms_before", m0.totalMs());
     result.figure("e5_total_ms_after", m1.totalMs());
     result.figure("e5_io_wait_p99_ms_before", mixedIo0);
     result.figure("e5_io_wait_p99_ms_after", mixedIo1);
-    result.figure("e8_slow_threads_before", (long) serverBefore.slow());
-    result.figure("e8_slow_threads_after", (long) serverAfter.slow());
-    result.figure("e8_fast_threads_before", (long) serverBefore.fast());
-    result.figure("e8_fast_threads_after", (long) serverAfter.fast());
+    result.figure("e8_slow_concurrency_before", (long) serverBefore.slow());
+    result.figure("e8_slow_concurrency_after", (long) serverAfter.slow());
+    result.figure("e8_fast_concurrency_before", (long) serverBefore.fast());
+    result.figure("e8_fast_concurrency_after", (long) serverAfter.fast());
     result.figure("e8_slow_client_p99_ms_before", slow0);
     result.figure("e8_slow_client_p99_ms_after", slow1);
     result.figure("e8_fast_client_p99_ms_before", fast0);
@@ -101,7 +101,7 @@ public final class E9SizingAdvice implements Experiment {
     for (Map.Entry<String, SizingAdvice> e : s0.advice().entrySet()) {
       rows.add(adviceRow(e.getValue()));
     }
-    result.table(List.of("lane", "threads now", "recommended", "measured W/C", "utilisation", "enough data", "advisor's reasoning"), rows);
+    result.table(List.of("lane", "concurrency now", "recommended", "measured W/C", "utilisation", "enough data", "advisor's reasoning"), rows);
     result.chart("E9-before-after", "Key latency before and after sizing the lanes as advised (lower is better).",
         Charts.barsLog("E9: before and after the advice", "ms",
             List.of("E5 total time", "E5 IO wait p99", "E8 slow p99", "E8 fast p99"),
@@ -130,7 +130,7 @@ public final class E9SizingAdvice implements Experiment {
     result.figure("figures_worse_after", (long) worse.size());
     boolean holds = allAdvised && someBetter && worse.isEmpty();
     String v = String.format(Locale.ROOT,
-        "The advisor recommended cpu %s, file-io %s, net-io %s threads for E5, and slow %s, fast %s"
+        "The advisor recommended a concurrency of cpu %s, file-io %s, net-io %s for E5, and slow %s, fast %s"
             + " for E8. E5 total time went %s → %s ms (IO wait p99 %s → %s ms); E8 slow requests' p99"
             + " %s → %s ms, fast requests' p99 %s → %s ms. ",
         change(mixedBefore.cpu(), mixedAfter.cpu()), change(mixedBefore.file(), mixedAfter.file()),
@@ -139,8 +139,8 @@ public final class E9SizingAdvice implements Experiment {
         f(m0.totalMs()), f(m1.totalMs()), f(mixedIo0), f(mixedIo1), f(slow0), f(slow1), f(fast0), f(fast1));
     if (capped(mixedAfter.net()) || capped(serverAfter.slow()) || capped(mixedAfter.file())) {
       v += String.format(Locale.ROOT, "A recommendation marked \"capped\" is the advisor's upper bound"
-          + " (maxThreads %d): for lanes that mostly wait, cores × (1 + W/C) asked for more; the table"
-          + " gives each lane's reasoning. ", MixedWorkload.ADVISOR.maxThreads());
+          + " (maxConcurrency %d): for lanes that mostly wait, cores × (1 + W/C) asked for more; the table"
+          + " gives each lane's reasoning. ", MixedWorkload.ADVISOR.maxConcurrency());
     }
     if (!allAdvised) {
       v += "Some lanes had too few samples for a recommendation (see the table). ";
@@ -166,8 +166,8 @@ public final class E9SizingAdvice implements Experiment {
   /** A change of p99 smaller than this is run-to-run noise here, whatever its ratio. */
   static final double NOISE_MS = 5;
 
-  private static boolean capped(int threads) {
-    return threads >= MixedWorkload.ADVISOR.maxThreads();
+  private static boolean capped(int concurrency) {
+    return concurrency >= MixedWorkload.ADVISOR.maxConcurrency();
   }
 
   private static String change(int before, int after) {

@@ -1,10 +1,10 @@
 package dev.lanes.lab.support;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.LaneStats;
-import dev.lanes.SizingAdvice;
-import dev.lanes.SizingAdvisor;
+import dev.lanes.advisor.LabelWatch;
+import dev.lanes.advisor.SizingAdvice;
+import dev.lanes.advisor.SizingAdvisor;
 import dev.lanes.TaskRecord;
 import dev.lanes.lab.LabContext;
 import java.net.URI;
@@ -28,7 +28,7 @@ public final class MixedWorkload {
   public static final int FILE_LINES = 2_000;
   public static final int NET_DELAY_MS = 30;
 
-  /** The lab's advisor: the library's defaults, with recommendations capped at 256 threads. */
+  /** The lab's advisor: the library's defaults, with recommendations capped at a concurrency of 256. */
   public static final SizingAdvisor ADVISOR = new SizingAdvisor(0.8, Duration.ofMillis(500), 50, 256);
 
   /** Thread counts of the three lanes. */
@@ -56,8 +56,8 @@ public final class MixedWorkload {
 
   /** Each kind on its own lane: {@code <prefix>-cpu} (a CPU lane), {@code -file-io}, {@code -net-io}. */
   public static Run onLanes(LabContext ctx, String prefix, Sizes sizes, int perKind, TaskLog log) {
-    Lane cpu = log.follow(Lane.cpu(prefix + "-cpu").threads(sizes.cpu()).queueCapacity(perKind)
-        .cpuTiming(CpuTiming.everyTask()).daemon(true).build());
+    Lane cpu = log.follow(Lane.cpu(prefix + "-cpu").concurrency(sizes.cpu()).queueCapacity(perKind)
+        .cpuTimeEveryTask().daemon(true).build());
     Lane file = lane(log, prefix + "-file-io", sizes.file(), perKind);
     Lane net = lane(log, prefix + "-net-io", sizes.net(), perKind);
     return run(ctx, perKind, log, kind -> switch (kind) {
@@ -69,7 +69,7 @@ public final class MixedWorkload {
 
   private static Lane lane(TaskLog log, String name, int threads, int queue) {
     return log.follow(Lane.blocking(name, threads).queueCapacity(queue)
-        .cpuTiming(CpuTiming.everyTask()).daemon(true).build());
+        .cpuTimeEveryTask().daemon(true).build());
   }
 
   private static Run run(LabContext ctx, int perKind, TaskLog log,
@@ -81,6 +81,11 @@ public final class MixedWorkload {
     long t0 = System.nanoTime();
     Map<String, LaneStats> stats = new LinkedHashMap<>();
     Map<String, SizingAdvice> advice = new LinkedHashMap<>();
+    // Per-label W/C, so that the advice can flag a lane whose labels compute and wait.
+    Map<String, LabelWatch> labels = new LinkedHashMap<>();
+    for (Lane lane : lanes) {
+      labels.put(lane.name(), LabelWatch.on(lane));
+    }
     try {
       for (int i = 0; i < perKind * 3; i++) {
         String kind = KINDS.get(i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 0);
@@ -96,7 +101,7 @@ public final class MixedWorkload {
       for (Lane lane : lanes) {
         LaneStats s = lane.stats();
         stats.put(lane.name(), s);
-        advice.put(lane.name(), ADVISOR.advise(s, ctx.cores()));
+        advice.put(lane.name(), ADVISOR.advise(s, ctx.cores(), labels.get(lane.name())));
       }
     } finally {
       lanes.forEach(Lane::close);

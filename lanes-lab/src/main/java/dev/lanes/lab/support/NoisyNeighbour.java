@@ -1,9 +1,8 @@
 package dev.lanes.lab.support;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.LaneStats;
-import dev.lanes.SizingAdvice;
+import dev.lanes.advisor.SizingAdvice;
 import dev.lanes.TaskRecord;
 import dev.lanes.lab.LabContext;
 import java.net.http.HttpClient;
@@ -62,7 +61,7 @@ public final class NoisyNeighbour {
 
   private static Lane lane(TaskLog log, String name, int threads, int queue) {
     return log.follow(Lane.blocking(name, threads).queueCapacity(queue)
-        .cpuTiming(CpuTiming.everyTask()).daemon(true).build());
+        .cpuTimeEveryTask().daemon(true).build());
   }
 
   private static Executor labelled(Lane lane, String label) {

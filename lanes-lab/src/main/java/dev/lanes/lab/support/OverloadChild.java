@@ -1,6 +1,5 @@
 package dev.lanes.lab.support;
 
-import dev.lanes.CpuTiming;
 import dev.lanes.Lane;
 import dev.lanes.LaneRejectedException;
 import dev.lanes.TaskRecord;
@@ -84,7 +83,7 @@ public final class OverloadChild {
     List<TaskRecord> records = new ArrayList<>();
     long submitted = 0;
     long rejected = 0;
-    Lane lane = Lane.blocking("e3-bounded", 1).queueCapacity(500).cpuTiming(CpuTiming.everyTask())
+    Lane lane = Lane.blocking("e3-bounded", 1).queueCapacity(500).cpuTimeEveryTask()
         .daemon(true).build();
     lane.onTask(r -> {
       synchronized (records) {
@@ -110,7 +109,7 @@ public final class OverloadChild {
       return;
     }
     lane.close();
-    long completed = lane.stats().counts().completed();
+    long completed = lane.stats().completed();
     synchronized (records) {
       try (BufferedWriter w = Files.newBufferedWriter(tasksFile)) {
         for (TaskRecord r : records) {

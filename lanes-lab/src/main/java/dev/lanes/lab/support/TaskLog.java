@@ -1,7 +1,6 @@
 package dev.lanes.lab.support;
 
 import dev.lanes.Lane;
-import dev.lanes.Subscription;
 import dev.lanes.TaskRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,11 +14,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class TaskLog {
 
   private final ConcurrentLinkedQueue<TaskRecord> records = new ConcurrentLinkedQueue<>();
-  private final List<Subscription> subscriptions = new ArrayList<>();
 
   /** Follows {@code lane} and returns it. */
   public Lane follow(Lane lane) {
-    subscriptions.add(lane.onTask(records::add));
+    lane.onTask(records::add);
     return lane;
   }
 

@@ -204,7 +204,7 @@ public class BootDemo implements Callable<Integer> {
     switch (o.server) {
       case tomcat -> {
         p.put("lanes.instances.http.kind", "blocking");
-        p.put("lanes.instances.http.threads", 200);
+        p.put("lanes.instances.http.concurrency", 200);
         p.put("lanes.server.lane", "http");
       }
       case tomcat_virtual -> {
@@ -221,15 +221,15 @@ public class BootDemo implements Callable<Integer> {
     if (o.mode == Mode.shared) {
       if (o.server == Server.netty) {
         p.put("lanes.instances.shared.kind", "blocking");
-        p.put("lanes.instances.shared.threads", o.threads);
+        p.put("lanes.instances.shared.concurrency", o.threads);
         p.put("lanes.instances.shared.queue-capacity", 1000);
       }
     } else {
       p.put("lanes.instances.fast.kind", "blocking");
-      p.put("lanes.instances.fast.threads", 2);
+      p.put("lanes.instances.fast.concurrency", 2);
       p.put("lanes.instances.fast.queue-capacity", 1000);
       p.put("lanes.instances.slow.kind", "blocking");
-      p.put("lanes.instances.slow.threads", o.threads);
+      p.put("lanes.instances.slow.concurrency", o.threads);
       p.put("lanes.instances.slow.queue-capacity", 1000);
       p.put("lanes.instances.cpu.kind", "cpu");
       p.put("lanes.instances.cpu.queue-capacity", 1000);

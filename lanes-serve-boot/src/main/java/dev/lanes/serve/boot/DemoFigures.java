@@ -2,8 +2,6 @@ package dev.lanes.serve.boot;
 
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
-import dev.lanes.Subscription;
-import dev.lanes.TaskOutcome;
 import dev.lanes.TaskRecord;
 import dev.lanes.serve.EndpointBook;
 import dev.lanes.serve.LiveSeries;
@@ -12,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -74,22 +73,25 @@ class DemoFigures {
   Follower endpointFollower(Lanes lanes, EndpointBook book, @Value("${demo.server}") String server,
       @Value("${demo.mode}") String mode) {
     Map<String, String> laneByStage = laneByStage(server, mode);
-    List<Subscription> subscriptions = new ArrayList<>();
+    Map<Lane, Consumer<TaskRecord>> listeners = new LinkedHashMap<>();
     for (String laneName : new LinkedHashSet<>(laneByStage.values())) {
       // A lane that runs a single endpoint books its refusals under that endpoint.
       List<String> stages = laneByStage.entrySet().stream()
           .filter(e -> e.getValue().equals(laneName)).map(Map.Entry::getKey).toList();
       String only = stages.size() == 1 ? stages.getFirst() : null;
-      subscriptions.add(lanes.lane(laneName).onTask(r -> book(book, r, only)));
+      Consumer<TaskRecord> listener = r -> book(book, r, only);
+      Lane lane = lanes.lane(laneName);
+      lane.onTask(listener);
+      listeners.put(lane, listener);
     }
-    return new Follower(subscriptions);
+    return new Follower(Map.copyOf(listeners));
   }
 
-  /** The subscriptions to the lanes' task records. */
-  record Follower(List<Subscription> subscriptions) implements AutoCloseable {
+  /** The listeners given to the lanes' task records, by lane. */
+  record Follower(Map<Lane, Consumer<TaskRecord>> listeners) implements AutoCloseable {
     @Override
     public void close() {
-      subscriptions.forEach(Subscription::close);
+      listeners.forEach(Lane::removeListener);
     }
   }
 
@@ -101,7 +103,7 @@ class DemoFigures {
    * reading the next request's headers: approximate to that extent.
    */
   private static void book(EndpointBook book, TaskRecord r, String onlyStage) {
-    if (r.outcome() == TaskOutcome.REJECTED) {
+    if (r.outcome().isRejection()) {
       if (onlyStage != null) {
         book.record(onlyStage, r);
       }

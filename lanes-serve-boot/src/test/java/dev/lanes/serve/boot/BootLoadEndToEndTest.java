@@ -79,7 +79,7 @@ class BootLoadEndToEndTest {
   @Test
   void sharedTomcatPoolActuatorSaysFastWhileCallersWaitedInTheQueue() {
     // Tomcat's request pool (lane http) cut from 200 threads to THREADS, so 8 slow requests fill it.
-    try (ConfigurableApplicationContext c = start("shared", Map.of("lanes.instances.http.threads", THREADS))) {
+    try (ConfigurableApplicationContext c = start("shared", Map.of("lanes.instances.http.concurrency", THREADS))) {
       Run r = load(port(c));
       assertThat(r.out()).contains("(server mode: tomcat / shared)");
       assertThat(r.out()).contains("client ms  p50 / p99 / max").contains("actuator ms  mean / max")

@@ -4,6 +4,8 @@ import dev.lanes.Distribution;
 import dev.lanes.LaneStats;
 import dev.lanes.Lanes;
 import dev.lanes.Timings;
+import dev.lanes.advisor.SizingAdvice;
+import dev.lanes.advisor.SizingAdvisor;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,22 +14,28 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * {@code /actuator/lanes}: every lane with its figures and sizing advice; {@code
+ * {@code /actuator/lanes}: every lane with its figures and sizing advice ({@link
+ * SizingAdvisor#defaults()} on this machine's processors); {@code
  * /actuator/lanes/{name}} one lane. Times are in milliseconds.
  */
 @Endpoint(id = "lanes")
 public class LanesEndpoint {
   private final Lanes lanes;
+  private final int cores = Runtime.getRuntime().availableProcessors();
 
   public LanesEndpoint(Lanes lanes) {
     this.lanes = lanes;
+  }
+
+  private LaneView view(LaneStats s) {
+    return view(s, SizingAdvisor.defaults().advise(s, cores));
   }
 
   /** Every lane, in declaration order. */
   @ReadOperation
   public Map<String, LaneView> lanes() {
     Map<String, LaneView> out = new LinkedHashMap<>();
-    lanes.all().forEach(l -> out.put(l.name(), view(l.stats(), l.sizingAdvice())));
+    lanes.all().forEach(l -> out.put(l.name(), view(l.stats())));
     return out;
   }
 
@@ -38,25 +46,26 @@ public class LanesEndpoint {
       return null;
     }
     var l = lanes.lane(name);
-    return view(l.stats(), l.sizingAdvice());
+    return view(l.stats());
   }
 
-  private static LaneView view(LaneStats s, dev.lanes.SizingAdvice advice) {
+  private static LaneView view(LaneStats s, SizingAdvice advice) {
     Timings t = s.sinceStart();
     return new LaneView(
         s.kind().tag(),
-        s.state(),
+        s.shutdown(),
+        s.terminated(),
         s.health().name(),
-        s.concurrencyLimit(),
+        s.concurrency(),
         s.queueCapacity(),
         s.queued(),
         s.running(),
-        s.threads(),
-        s.counts().submitted(),
-        s.counts().completed(),
-        s.counts().failed(),
-        s.counts().cancelled(),
-        s.counts().rejected(),
+        s.workers(),
+        s.submitted(),
+        s.completed(),
+        s.failed(),
+        s.cancelled(),
+        s.rejected(),
         millis(t.queueWait()),
         millis(t.runTime()),
         millis(t.cpuTime()),
@@ -83,13 +92,14 @@ public class LanesEndpoint {
   /** One lane as the endpoint shows it. */
   public record LaneView(
       String kind,
-      String state,
+      boolean shutdown,
+      boolean terminated,
       String health,
-      int concurrencyLimit,
+      int concurrency,
       int queueCapacity,
       int queued,
       int running,
-      int threads,
+      int workers,
       long submitted,
       long completed,
       long failed,

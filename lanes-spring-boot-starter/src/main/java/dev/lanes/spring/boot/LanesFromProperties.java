@@ -6,6 +6,8 @@ import dev.lanes.LaneKind;
 import dev.lanes.Lanes;
 import dev.lanes.OverflowPolicy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -21,9 +23,9 @@ final class LanesFromProperties {
 
   static Lanes build(LanesProperties properties) {
     Map<String, LanesProperties.Instance> instances = properties.getInstances();
-    Lanes.Builder lanes = Lanes.builder();
+    List<LaneBuilder> lanes = new ArrayList<>();
     for (Map.Entry<String, LanesProperties.Instance> e : instances.entrySet()) {
-      lanes.lane(builder(e.getKey(), e.getValue()));
+      lanes.add(builder(e.getKey(), e.getValue()));
     }
     requireDeclared("lanes.task-executor", properties.getTaskExecutor(), instances);
     requireDeclared("lanes.server.lane", properties.getServer().getLane(), instances);
@@ -32,7 +34,10 @@ final class LanesFromProperties {
       throw new LanesPropertyException(
           "lanes.shutdown.await-termination", await, "must be zero or positive");
     }
-    return lanes.build();
+    if (lanes.isEmpty()) {
+      throw new LanesPropertyException("lanes.instances", null, "declare at least one lane");
+    }
+    return Lanes.of(lanes.toArray(LaneBuilder[]::new));
   }
 
   private static void requireDeclared(
@@ -53,44 +58,28 @@ final class LanesFromProperties {
     if (kind == null) {
       throw new LanesPropertyException(at + "kind", null, "required: cpu, blocking or virtual");
     }
+    if (p.getThreads() != null) {
+      throw new LanesPropertyException(
+          at + "threads", p.getThreads(), "renamed: use " + at + "concurrency (for every kind of lane)");
+    }
+    Integer concurrency = p.getConcurrency();
+    if (concurrency == null && kind != LaneKind.CPU) {
+      throw new LanesPropertyException(
+          at + "concurrency", null, "required for a " + kind.tag() + " lane");
+    }
+    // The factories of blocking and virtual lanes take the concurrency (and check the name first).
     LaneBuilder b =
         check(
-            at + "kind",
-            kind.tag(),
+            concurrency == null ? at + "kind" : at + "concurrency",
+            concurrency == null ? kind.tag() : concurrency,
             () ->
                 switch (kind) {
-                  case CPU -> Lane.cpu(name);
-                  case BLOCKING -> {
-                    if (p.getThreads() == null) {
-                      throw new LanesPropertyException(
-                          at + "threads", null, "required for a blocking lane");
-                    }
-                    yield Lane.blocking(name, 1);
-                  }
-                  case VIRTUAL -> {
-                    if (p.getConcurrency() == null) {
-                      throw new LanesPropertyException(
-                          at + "concurrency", null, "required for a virtual lane");
-                    }
-                    yield Lane.virtual(name, 1);
-                  }
+                  case CPU -> concurrency == null
+                      ? Lane.cpu(name)
+                      : Lane.cpu(name).concurrency(concurrency);
+                  case BLOCKING -> Lane.blocking(name, concurrency);
+                  case VIRTUAL -> Lane.virtual(name, concurrency);
                 });
-    if (p.getThreads() != null) {
-      if (kind == LaneKind.VIRTUAL) {
-        throw new LanesPropertyException(
-            at + "threads", p.getThreads(), "a virtual lane has no threads setting; use concurrency");
-      }
-      check(at + "threads", p.getThreads(), () -> b.threads(p.getThreads()));
-    }
-    if (p.getConcurrency() != null) {
-      if (kind != LaneKind.VIRTUAL) {
-        throw new LanesPropertyException(
-            at + "concurrency",
-            p.getConcurrency(),
-            "concurrency applies to virtual lanes; a " + kind.tag() + " lane uses threads");
-      }
-      check(at + "concurrency", p.getConcurrency(), () -> b.maxConcurrency(p.getConcurrency()));
-    }
     if (p.getQueueCapacity() != null) {
       check(at + "queue-capacity", p.getQueueCapacity(), () -> b.queueCapacity(p.getQueueCapacity()));
     }

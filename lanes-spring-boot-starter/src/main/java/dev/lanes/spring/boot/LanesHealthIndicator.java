@@ -34,8 +34,8 @@ public final class LanesHealthIndicator implements HealthIndicator {
       lane.put("health", s.health().name());
       lane.put("queued", s.queued());
       lane.put("running", s.running());
-      lane.put("concurrencyLimit", s.concurrencyLimit());
-      lane.put("rejected", s.counts().rejected());
+      lane.put("concurrency", s.concurrency());
+      lane.put("rejected", s.rejected());
       details.put(s.lane(), lane);
     }
     return Health.status(status(worst)).withDetails(details).build();

@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * <pre>
  * lanes.instances.db.kind=blocking
- * lanes.instances.db.threads=16
+ * lanes.instances.db.concurrency=16
  * lanes.instances.db.queue-capacity=500
  * lanes.instances.partner-api.kind=virtual
  * lanes.instances.partner-api.concurrency=30
@@ -91,13 +91,13 @@ public class LanesProperties {
     /** Kind of lane: cpu (platform threads, default = processors), blocking (platform threads) or virtual (capped virtual threads). Required. */
     private LaneKind kind;
 
-    /** Platform threads of a cpu or blocking lane (required for blocking; cpu defaults to the number of processors). */
-    private Integer threads;
-
-    /** Virtual threads running at once in a virtual lane (required for virtual). */
+    /** How many tasks run at once: the platform threads of a cpu or blocking lane, the virtual threads running at once in a virtual lane (required for blocking and virtual; cpu defaults to the number of processors). */
     private Integer concurrency;
 
-    /** How many tasks may wait for a thread (default 10000). */
+    /** Removed: the setting is called concurrency for every kind of lane. Setting it stops startup with a message that says so. */
+    private Integer threads;
+
+    /** How many tasks may wait beyond the running ones (default 10000). */
     private Integer queueCapacity;
 
     /** What to do when the queue is full. */

@@ -22,7 +22,7 @@ public final class LanesPropertyException extends IllegalStateException {
     return value == null ? "(unset)" : "\"" + value + "\"";
   }
 
-  /** The full property name, e.g. {@code lanes.instances.db.threads}. */
+  /** The full property name, e.g. {@code lanes.instances.db.concurrency}. */
   public String property() {
     return property;
   }

@@ -41,13 +41,13 @@ class LanesLifecycleTest {
   @Test
   void aBadLaneSettingStopsStartupWithAReportNamingThePropertyAndValue(CapturedOutput output) {
     assertThatThrownBy(
-            () -> start("--lanes.instances.db.kind=blocking", "--lanes.instances.db.threads=0"))
+            () -> start("--lanes.instances.db.kind=blocking", "--lanes.instances.db.concurrency=0"))
         .hasRootCauseInstanceOf(LanesPropertyException.class);
     assertThat(output.getOut() + output.getErr())
         .contains("APPLICATION FAILED TO START")
-        .contains("Property: lanes.instances.db.threads")
+        .contains("Property: lanes.instances.db.concurrency")
         .contains("Value: \"0\"")
-        .contains("threads must be between 1 and 32767, was 0");
+        .contains("concurrency must be between 1 and 32767, was 0");
   }
 
   @Test
@@ -62,7 +62,7 @@ class LanesLifecycleTest {
   @Test
   void closingTheApplicationRunsEveryAcceptedTask() throws Exception {
     runner
-        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.threads=1")
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=1")
         .run(
             context -> {
               Lane db = context.getBean("db", Lane.class);
@@ -94,7 +94,7 @@ class LanesLifecycleTest {
     runner
         .withPropertyValues(
             "lanes.instances.db.kind=blocking",
-            "lanes.instances.db.threads=1",
+            "lanes.instances.db.concurrency=1",
             "lanes.shutdown.await-termination=0s")
         .run(
             context -> {

@@ -1,14 +1,19 @@
 package dev.lanes.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.Lane;
 import dev.lanes.LaneKind;
+import dev.lanes.LaneRejectedException;
 import dev.lanes.Lanes;
-import dev.lanes.OverflowPolicy;
+import dev.lanes.TaskOutcome;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,7 +46,7 @@ class LanesPropertiesTest {
     runner
         .withPropertyValues(
             "lanes.instances.db.kind=blocking",
-            "lanes.instances.db.threads=3",
+            "lanes.instances.db.concurrency=3",
             "lanes.instances.db.queue-capacity=50",
             "lanes.instances.db.overflow=block-caller",
             "lanes.instances.db.block-timeout=250ms",
@@ -56,16 +61,62 @@ class LanesPropertiesTest {
               assertThat(lanes.names()).containsExactly("db", "compute", "partner-api");
               Lane db = context.getBean("db", Lane.class);
               assertThat(db).isSameAs(lanes.lane("db"));
-              assertThat(db.config().concurrency()).isEqualTo(3);
-              assertThat(db.config().queueCapacity()).isEqualTo(50);
-              assertThat(db.config().overflow())
-                  .isEqualTo(OverflowPolicy.blockCaller(Duration.ofMillis(250)));
-              assertThat(lanes.lane("compute").config().concurrency())
+              assertThat(db.kind()).isEqualTo(LaneKind.BLOCKING);
+              assertThat(db.concurrency()).isEqualTo(3);
+              assertThat(db.queueCapacity()).isEqualTo(50);
+              assertThat(lanes.lane("compute").concurrency())
                   .isEqualTo(Runtime.getRuntime().availableProcessors());
               Lane partner = context.getBean("partner-api", Lane.class);
               assertThat(partner.kind()).isEqualTo(LaneKind.VIRTUAL);
-              assertThat(partner.concurrencyLimit()).isEqualTo(30);
-              assertThat(partner.config().overflow()).isEqualTo(OverflowPolicy.discardOldest());
+              assertThat(partner.concurrency()).isEqualTo(30);
+            });
+  }
+
+  /** A lane does not say its overflow policy: it is seen in what a full lane does. */
+  @Test
+  void theOverflowSettingIsTheLanesBehaviourWhenFull() {
+    runner
+        .withPropertyValues(
+            "lanes.instances.blocks.kind=blocking",
+            "lanes.instances.blocks.concurrency=1",
+            "lanes.instances.blocks.queue-capacity=1",
+            "lanes.instances.blocks.overflow=block-caller",
+            "lanes.instances.blocks.block-timeout=50ms",
+            "lanes.instances.drops.kind=virtual",
+            "lanes.instances.drops.concurrency=1",
+            "lanes.instances.drops.queue-capacity=1",
+            "lanes.instances.drops.overflow=discard-oldest")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Lanes lanes = context.getBean(Lanes.class);
+              for (String name : List.of("blocks", "drops")) {
+                Lane lane = lanes.lane(name);
+                CountDownLatch release = new CountDownLatch(1);
+                CountDownLatch started = new CountDownLatch(1);
+                lane.execute(() -> {
+                  started.countDown();
+                  try {
+                    release.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+                assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+                CompletableFuture<?> queued = lane.submit(() -> {});
+                if (name.equals("blocks")) {
+                  // Full: the caller waits up to block-timeout, then is refused.
+                  assertThatThrownBy(() -> lane.submit(() -> {}))
+                      .isInstanceOfSatisfying(LaneRejectedException.class,
+                          e -> assertThat(e.reason()).isEqualTo(TaskOutcome.BLOCK_TIMEOUT));
+                } else {
+                  // Full: the oldest queued task makes room.
+                  lane.submit(() -> {});
+                  assertThat(queued).isCompletedExceptionally();
+                  assertThat(lane.stats().count(TaskOutcome.DISCARDED_OLDEST)).isEqualTo(1);
+                }
+                release.countDown();
+              }
             });
   }
 
@@ -73,7 +124,7 @@ class LanesPropertiesTest {
   @Test
   void lanesDoNotDisplaceSpringBootsTaskExecutorUnlessAsked() {
     runner
-        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.threads=2")
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=2")
         .withBean(NeedsDb.class)
         .run(
             context -> {
@@ -84,7 +135,7 @@ class LanesPropertiesTest {
             });
     runner
         .withPropertyValues(
-            "lanes.instances.db.kind=blocking", "lanes.instances.db.threads=2", "lanes.task-executor=db")
+            "lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=2", "lanes.task-executor=db")
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -103,9 +154,9 @@ class LanesPropertiesTest {
 
   @Test
   void theApplicationsOwnLanesBeanWinsAndItsLanesAreTheBeans() {
-    Lanes own = Lanes.builder().lane(Lane.blocking("db", 1)).build();
+    Lanes own = Lanes.of(Lane.blocking("db", 1));
     runner
-        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.threads=4")
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=4")
         .withBean("myLanes", Lanes.class, () -> own)
         .run(
             context -> {
@@ -120,7 +171,7 @@ class LanesPropertiesTest {
   void lanesEnabledFalseTurnsTheStarterOff() {
     runner
         .withPropertyValues(
-            "lanes.enabled=false", "lanes.instances.db.kind=blocking", "lanes.instances.db.threads=2")
+            "lanes.enabled=false", "lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=2")
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Lanes.class));
   }
 
@@ -128,18 +179,18 @@ class LanesPropertiesTest {
     return Stream.of(
         // properties, the property the failure must name, the value it must show
         bad("lanes.instances.db.kind=fast", "lanes.instances.db.kind", "fast"),
-        bad("lanes.instances.db.threads=2", "lanes.instances.db.kind", "(unset)"),
-        bad("lanes.instances.db.kind=blocking", "lanes.instances.db.threads", "(unset)"),
-        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=0", "lanes.instances.db.threads", "\"0\""),
-        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=40000", "lanes.instances.db.threads", "\"40000\""),
-        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=lots", "lanes.instances.db.threads", "lots"),
-        bad("lanes.instances.db.kind=cpu,lanes.instances.db.threads=-1", "lanes.instances.db.threads", "\"-1\""),
-        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=2,lanes.instances.db.concurrency=5",
-            "lanes.instances.db.concurrency", "\"5\""),
+        bad("lanes.instances.db.concurrency=2", "lanes.instances.db.kind", "(unset)"),
+        bad("lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency", "(unset)"),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.concurrency=0", "lanes.instances.db.concurrency", "\"0\""),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.concurrency=40000", "lanes.instances.db.concurrency", "\"40000\""),
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.concurrency=lots", "lanes.instances.db.concurrency", "lots"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.concurrency=-1", "lanes.instances.db.concurrency", "\"-1\""),
         bad("lanes.instances.db.kind=virtual", "lanes.instances.db.concurrency", "(unset)"),
         bad("lanes.instances.db.kind=virtual,lanes.instances.db.concurrency=0", "lanes.instances.db.concurrency", "\"0\""),
-        bad("lanes.instances.db.kind=virtual,lanes.instances.db.concurrency=5,lanes.instances.db.threads=3",
-            "lanes.instances.db.threads", "\"3\""),
+        bad("lanes.instances.db.kind=virtual,lanes.instances.db.concurrency=1000001", "lanes.instances.db.concurrency", "\"1000001\""),
+        // The old name of the setting is refused with the new one, not silently ignored.
+        bad("lanes.instances.db.kind=blocking,lanes.instances.db.threads=3",
+            "lanes.instances.db.threads", "renamed: use lanes.instances.db.concurrency"),
         bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-capacity=0", "lanes.instances.db.queue-capacity", "\"0\""),
         bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-capacity=-3", "lanes.instances.db.queue-capacity", "\"-3\""),
         bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-capacity=many", "lanes.instances.db.queue-capacity", "many"),

@@ -24,10 +24,10 @@ import tools.jackson.databind.json.JsonMapper;
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "lanes.instances.http.kind=blocking",
-      "lanes.instances.http.threads=8",
+      "lanes.instances.http.concurrency=8",
       "lanes.instances.http.queue-capacity=200",
       "lanes.instances.db.kind=blocking",
-      "lanes.instances.db.threads=2",
+      "lanes.instances.db.concurrency=2",
       "lanes.instances.background.kind=virtual",
       "lanes.instances.background.concurrency=4",
       "lanes.server.lane=http",
@@ -58,14 +58,14 @@ class LanesWebTest {
 
   @Test
   void tomcatServesRequestsInTheirLaneAndTheLaneTimesThem() throws Exception {
-    long before = lanes.lane("http").stats().counts().completed();
+    long before = lanes.lane("http").stats().completed();
     HttpResponse<String> response = get("/where");
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).startsWith("http-");
     // Tomcat's task for the request ends just after the response is written: wait for it.
     org.awaitility.Awaitility.await()
         .atMost(PATIENCE)
-        .until(() -> lanes.lane("http").stats().counts().completed() > before);
+        .until(() -> lanes.lane("http").stats().completed() > before);
     var stats = lanes.lane("http").stats();
     assertThat(stats.sinceStart().queueWait().count()).isPositive();
     assertThat(stats.sinceStart().runTime().count()).isPositive();
@@ -73,9 +73,9 @@ class LanesWebTest {
 
   @Test
   void asyncWithALaneNameRunsOnThatLaneAndIsTimed() throws Exception {
-    long before = db.stats().counts().completed();
+    long before = db.stats().completed();
     assertThat(work.onDb().get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).startsWith("db-");
-    org.awaitility.Awaitility.await().atMost(PATIENCE).until(() -> db.stats().counts().completed() > before);
+    org.awaitility.Awaitility.await().atMost(PATIENCE).until(() -> db.stats().completed() > before);
     assertThat(db.stats().sinceStart().queueWait().count()).isPositive();
   }
 
@@ -124,7 +124,7 @@ class LanesWebTest {
     JsonNode lanesHealth = json.readTree(response.body()).get("components").get("lanes");
     assertThat(lanesHealth.get("status").asString()).isEqualTo("UP");
     assertThat(lanesHealth.get("details").get("db").get("health").asString()).isEqualTo("OK");
-    assertThat(lanesHealth.get("details").get("http").get("concurrencyLimit").asInt()).isEqualTo(8);
+    assertThat(lanesHealth.get("details").get("http").get("concurrency").asInt()).isEqualTo(8);
   }
 
   @Test
@@ -135,6 +135,9 @@ class LanesWebTest {
     JsonNode httpLane = all.get("http");
     assertThat(httpLane.get("kind").asString()).isEqualTo("blocking");
     assertThat(httpLane.get("queueCapacity").asInt()).isEqualTo(200);
+    assertThat(httpLane.get("concurrency").asInt()).isEqualTo(8);
+    assertThat(httpLane.get("workers").asInt()).isEqualTo(8);
+    assertThat(httpLane.get("shutdown").asBoolean()).isFalse();
     assertThat(httpLane.get("queueWait").get("count").asLong()).isPositive();
     assertThat(httpLane.get("sizingAdvice").get("text").asString()).contains("lane \"http\"");
 

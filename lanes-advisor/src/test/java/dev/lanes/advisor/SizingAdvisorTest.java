@@ -1,0 +1,122 @@
+package dev.lanes.advisor;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanes.Lane;
+import dev.lanes.LaneStats;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class SizingAdvisorTest {
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+  private static void sleepMillis(long ms) {
+    try {
+      TimeUnit.MILLISECONDS.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void run(Lane lane, int n, String label, Runnable task) throws Exception {
+    List<CompletableFuture<?>> fs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      fs.add(lane.submit(label, task));
+    }
+    CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get();
+  }
+
+  @Test
+  void aBlockingLaneIsSizedByTheMeasuredBlockingRatio() throws Exception {
+    try (Lane lane = Lane.blocking("db", 4).cpuTimeEveryTask().build()) {
+      // About 90 % waiting: 1 ms of CPU, 9 ms asleep.
+      run(lane, 80, "query", () -> {
+        Work.spinMillis(1);
+        sleepMillis(9);
+      });
+      SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES);
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.blockingRatio()).isBetween(2.0, 40.0);
+      int expected = (int) Math.ceil(CORES * 0.8 * (1 + a.blockingRatio()));
+      assertThat(a.recommendedConcurrency()).isEqualTo(Math.min(1000, expected));
+      assertThat(a.reasoning()).contains("cores " + CORES, "target utilisation 0.80", "W/C");
+      assertThat(a.toText()).startsWith("lane \"db\" (blocking): concurrency 4 → " + a.recommendedConcurrency());
+      assertThat(a.recommendedQueueCapacity()).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  void aCpuLaneIsSizedToTheCoresAndOversizingIsFlagged() throws Exception {
+    try (Lane lane = Lane.cpu("compute").concurrency(CORES * 4).cpuTimeEveryTask().build()) {
+      run(lane, 60, "hash", () -> Work.spinMillis(2));
+      SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES);
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.recommendedConcurrency()).isEqualTo(CORES);
+      assertThat(a.warnings()).anySatisfy(w -> assertThat(w).contains("concurrency " + CORES * 4 + " on " + CORES + " cores"));
+    }
+  }
+
+  @Test
+  void refusesToAdviseOnTooFewSamples() throws Exception {
+    try (Lane lane = Lane.blocking("young", 2).cpuTimeEveryTask().build()) {
+      run(lane, 10, "", () -> {});
+      SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES);
+      assertThat(a.enoughData()).isFalse();
+      assertThat(a.samples()).isEqualTo(10);
+      assertThat(a.recommendedConcurrency()).isEqualTo(2);
+      assertThat(a.toText()).contains("no recommendation yet", "has 10 tasks with a CPU reading and needs at least 50");
+    }
+  }
+
+  @Test
+  void aMixedLaneIsFlaggedForSplittingByLabel() throws Exception {
+    try (Lane lane = Lane.blocking("mixed", 2).cpuTimeEveryTask().build();
+        LabelWatch labels = LabelWatch.on(lane)) {
+      run(lane, 30, "cpu", () -> Work.spinCpuMillis(2));
+      run(lane, 30, "io", () -> sleepMillis(20));
+      SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES, labels);
+      // The waiting tasks wait long (W/C in the hundreds) so that even on a machine loaded enough
+      // to stretch a 2 ms spin to 20 ms (W/C 9) the labels stay tenfold apart (seen failing with
+      // 4 ms sleeps at a load average of 7 on 2 cores).
+      assertThat(a.warnings()).anySatisfy(w -> assertThat(w)
+          .contains("mixed lane", "label \"cpu\" computes", "\"io\" mostly waits", "split"));
+      assertThat(labels.figures()).containsKeys("cpu", "io");
+      assertThat(labels.figures().get("io").tasks()).isEqualTo(30);
+      assertThat(labels.figures().get("io").cpuSamples()).isEqualTo(30);
+    }
+  }
+
+  @Test
+  void aVirtualLaneWithoutCpuFiguresIsSizedByLittlesLaw() throws Exception {
+    try (Lane lane = Lane.virtual("api", 4).build()) {
+      run(lane, 60, "call", () -> sleepMillis(5));
+      SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES);
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.reasoning()).contains("virtual threads have none", "Little's law");
+      assertThat(Double.isNaN(a.blockingRatio())).isTrue();
+      assertThat(a.recommendedConcurrency()).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  void badSettingsAreRefusedWithTheirNameAndValue() {
+    assertThatThrownBy(() -> new SizingAdvisor(0, Duration.ofMillis(1), 1, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("targetUtilisation", "was 0.0");
+    assertThatThrownBy(() -> new SizingAdvisor(0.5, Duration.ofMillis(1), 1, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxConcurrency", "was 0");
+    try (Lane lane = Lane.blocking("b", 1).build()) {
+      LaneStats s = lane.stats();
+      assertThatThrownBy(() -> SizingAdvisor.defaults().advise(s, 0))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("cores", "was 0");
+    }
+  }
+}

@@ -1,0 +1,411 @@
+package dev.lanes;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * One lane's health: the saturation state machine, the lane's side of starvation-deadlock
+ * detection ({@link Deadlocks} finds them), and the cures of the deadlock policies.
+ *
+ * <p><b>Concurrency design.</b> A lane's state lives under {@code lock}. It is evaluated by {@link
+ * #tick(long)}, which the process-wide {@code lanes-health} daemon thread calls for every live
+ * lane every {@value #TICK_MILLIS} ms (and tests may call through {@code checkHealth()} with a
+ * fake clock), after a deadlock analysis of every lane. A worker about to block on a lanes future
+ * triggers an analysis at once ({@link Deadlocks#workerWaits}), since that is the moment a cycle
+ * forms. Nothing here runs on the task hot path. No user code runs under {@code lock}: listeners
+ * are called after it is released, in transition order per lane (transitions are queued under the
+ * lock and delivered by whoever made them, serialised by {@code deliveryLock}), and the cures
+ * (which complete futures, so run dependent stages) are handed back to the analysis, which runs
+ * them once every lock is released.
+ *
+ * <p><b>The health thread</b> holds lanes weakly: a lane nobody references and that has no live
+ * thread can be collected without being closed. The thread starts with the first lane, ends when
+ * no lane is left (and starts again with the next), has no context class loader and inherits no
+ * thread-locals (so it pins no web application's loader), and survives its own failures: an
+ * exception checking one lane is logged (and a failing logger ignored) and the next tick goes on.
+ *
+ * <p>Saturation is judged from window differences of the lane's cumulative timing sums (tasks
+ * ended in the window) and from the age of the oldest queued task, so a lane whose queue does not
+ * move at all still shows as waiting.
+ */
+final class HealthMonitor {
+  static final long TICK_MILLIS = 100;
+  private static final System.Logger LOG = System.getLogger("dev.lanes");
+  /** Every lane not yet terminated, weakly (see the class comment). Guarded by TICKER_LOCK. */
+  private static final Set<WeakReference<LaneExecutor>> LANES = new HashSet<>();
+  private static final ReentrantLock TICKER_LOCK = new ReentrantLock();
+  /** The health thread, or null when none runs. Guarded by TICKER_LOCK. */
+  private static Thread ticker;
+
+  private final LaneExecutor lane;
+  private final HealthSettings config;
+  private final WeakReference<LaneExecutor> registration;
+  private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
+      new CopyOnWriteArrayList<>();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ReentrantLock deliveryLock = new ReentrantLock();
+  private final ArrayDeque<HealthEvent> pending = new ArrayDeque<>();
+
+  // all below guarded by lock
+  private final ArrayDeque<long[]> samples = new ArrayDeque<>(); // {time, count, waitSum, runSum, rejected}
+  private volatile LaneHealth state = LaneHealth.OK;
+  private long stateSince;
+  private LaneHealth candidate = LaneHealth.OK;
+  private long candidateSince;
+  private long saturatedAccum;
+  /** The deadlock this lane is in now, as last found; null when none. */
+  private String deadlockDiagnostic;
+  private Map<String, Double> deadlockFigures;
+  /** Since when a cycle proven only from futures' waiters has held, or -1. */
+  private long stackProofSince = -1;
+
+  HealthMonitor(LaneExecutor lane, HealthSettings config) {
+    this.lane = lane;
+    this.config = config;
+    this.registration = new WeakReference<>(lane);
+    long now = lane.now();
+    this.stateSince = now;
+    this.candidateSince = now;
+    samples.addLast(new long[] {now, 0, 0, 0, 0});
+  }
+
+  // ------------------------------------------------------------------ process-wide ticker
+
+  void register() {
+    TICKER_LOCK.lock();
+    try {
+      LANES.add(registration);
+      if (ticker == null) {
+        Thread t =
+            Thread.ofPlatform()
+                .name("lanes-health")
+                .daemon(true)
+                .inheritInheritableThreadLocals(false)
+                .unstarted(HealthMonitor::tickForever);
+        t.setContextClassLoader(null);
+        ticker = t;
+        t.start();
+      }
+    } finally {
+      TICKER_LOCK.unlock();
+    }
+  }
+
+  void unregister() {
+    TICKER_LOCK.lock();
+    try {
+      LANES.remove(registration);
+    } finally {
+      TICKER_LOCK.unlock();
+    }
+  }
+
+  /** The registered lanes that are still reachable (strong references, for one analysis). */
+  static List<LaneExecutor> registeredLanes() {
+    TICKER_LOCK.lock();
+    try {
+      List<LaneExecutor> out = new ArrayList<>(LANES.size());
+      for (var it = LANES.iterator(); it.hasNext(); ) {
+        LaneExecutor l = it.next().get();
+        if (l == null) {
+          it.remove();
+        } else {
+          out.add(l);
+        }
+      }
+      return out;
+    } finally {
+      TICKER_LOCK.unlock();
+    }
+  }
+
+  /** True while the health thread runs (for tests). */
+  static boolean tickerRunning() {
+    TICKER_LOCK.lock();
+    try {
+      return ticker != null;
+    } finally {
+      TICKER_LOCK.unlock();
+    }
+  }
+
+  private static void tickForever() {
+    for (; ; ) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
+      List<LaneExecutor> lanes;
+      TICKER_LOCK.lock();
+      try {
+        lanes = registeredLanes();
+        if (lanes.isEmpty()) {
+          ticker = null; // a lane registered from now on starts a new thread
+          return;
+        }
+      } finally {
+        TICKER_LOCK.unlock();
+      }
+      try {
+        Deadlocks.check(lanes);
+      } catch (Throwable e) {
+        logQuietly("lanes-health: deadlock analysis failed", e);
+      }
+      for (LaneExecutor l : lanes) {
+        try {
+          l.reapDeadWorkers();
+          l.health.tick(l.now());
+        } catch (Throwable e) {
+          logQuietly("lanes-health: checking lane \"" + l.name() + "\" failed", e);
+        }
+      }
+      lanes = null; // hold no lane while parked
+    }
+  }
+
+  private static void logQuietly(String message, Throwable e) {
+    try {
+      LOG.log(System.Logger.Level.ERROR, message, e);
+    } catch (Throwable ignored) {
+      // the health thread must outlive a failing logger
+    }
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  LaneHealth state() {
+    return state;
+  }
+
+  long saturatedNanos(long now) {
+    lock.lock();
+    try {
+      return saturatedAccum + (state != LaneHealth.OK ? Math.max(0, now - stateSince) : 0);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void subscribe(Consumer<? super HealthEvent> listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  boolean unsubscribe(Object listener) {
+    return listeners.remove(listener);
+  }
+
+  // ------------------------------------------------------------------ evaluation
+
+  /** Re-evaluates the lane at {@code now} (on the lane's ticker). */
+  void tick(long now) {
+    lock.lock();
+    try {
+      long[] sums = lane.timingSums();
+      long rejected = lane.rejectedCount();
+      long[] sample = {now, sums[0], sums[1], sums[2], rejected};
+      long[] last = samples.peekLast();
+      if (last == null || now > last[0] || samples.size() == 1) {
+        samples.addLast(sample); // the first sample (taken at creation) stays as the baseline
+      } else {
+        samples.removeLast();
+        samples.addLast(sample); // a second look at the same instant replaces the first
+      }
+      long windowNanos = config.window().toNanos();
+      while (samples.size() > 2 && now - samples.peekFirst()[0] > windowNanos) {
+        samples.removeFirst();
+      }
+      Map<String, Double> figures = new LinkedHashMap<>();
+      LaneHealth desired;
+      String why;
+      if (deadlockDiagnostic != null) {
+        desired = LaneHealth.DEADLOCKED;
+        why = deadlockDiagnostic;
+        figures.putAll(deadlockFigures);
+      } else {
+        desired = judgeLoad(now, figures);
+        why = describe(desired, figures);
+      }
+      move(desired, now, figures, why);
+    } finally {
+      lock.unlock();
+    }
+    deliver();
+  }
+
+  /**
+   * {@link Deadlocks} found this lane stuck: enter DEADLOCKED and add this lane's cure (its policy
+   * applied to the awaited tasks queued here) to {@code cures}, which the caller runs once every
+   * lock is released. Runs every time a cycle is found, so a second cycle is handled like the
+   * first; a task already handled is no longer queued, so it is never handled twice.
+   */
+  void deadlocked(Deadlocks.Finding f, String diagnostic, Map<String, Double> figures,
+      List<Runnable> cures) {
+    long now = lane.now();
+    lock.lock();
+    try {
+      if (f.partlyReadFromFutures()) {
+        // Waits read from the JDK's futures: report once the proof has held for a while.
+        if (stackProofSince < 0) {
+          stackProofSince = now;
+        }
+        if (now - stackProofSince < config.deadlockDetection().toNanos()) {
+          return;
+        }
+      }
+      deadlockDiagnostic = diagnostic;
+      deadlockFigures = figures;
+      move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
+      List<LaneFuture<?>> awaited = f.awaitedIn(lane);
+      switch (config.deadlockAction()) {
+        case REPORT -> {}
+        case FAIL -> {
+          // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
+          List<LaneFuture<?>> claimed = lane.claimQueued(awaited);
+          if (!claimed.isEmpty()) {
+            cures.add(() -> lane.failClaimed(claimed));
+          }
+        }
+        case COMPENSATE -> {
+          for (LaneFuture<?> e : awaited) {
+            cures.add(() -> lane.runOnCompensationThread(e, config.maxCompensationThreads()));
+          }
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    cures.add(this::deliver);
+  }
+
+  /** {@link Deadlocks} found this lane not stuck. */
+  void notDeadlocked() {
+    lock.lock();
+    try {
+      deadlockDiagnostic = null;
+      deadlockFigures = null;
+      stackProofSince = -1;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private LaneHealth judgeLoad(long now, Map<String, Double> figures) {
+    long[] first = samples.peekFirst();
+    long[] last = samples.peekLast();
+    long count = last[1] - first[1];
+    long rejectedInWindow = last[4] - first[4];
+    double meanWait = count > 0 ? (double) (last[2] - first[2]) / count : 0;
+    double meanRun = count > 0 ? (double) (last[3] - first[3]) / count : Double.NaN;
+    if (Double.isNaN(meanRun) && last[1] > 0) {
+      meanRun = (double) last[3] / last[1]; // nothing ended in the window: use the lane's mean
+    }
+    double headAge = lane.oldestQueuedNanos(now);
+    double wait = Math.max(meanWait, headAge);
+    double threshold =
+        config.fixedWaitThreshold() != null
+            ? config.fixedWaitThreshold().toNanos()
+            : config.waitToRunRatio() * (Double.isNaN(meanRun) ? 0 : meanRun);
+    threshold = Math.max(threshold, config.minWait().toNanos());
+    figures.put("meanWaitMs", meanWait / 1e6);
+    figures.put("oldestQueuedMs", headAge / 1e6);
+    figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6);
+    figures.put("thresholdMs", threshold / 1e6);
+    figures.put("endedInWindow", (double) count);
+    figures.put("rejectedInWindow", (double) rejectedInWindow);
+    figures.put("queued", (double) lane.queuedCount());
+    if (rejectedInWindow > 0) {
+      return LaneHealth.REJECTING;
+    }
+    return wait > threshold ? LaneHealth.SATURATED : LaneHealth.OK;
+  }
+
+  private static String describe(LaneHealth h, Map<String, Double> f) {
+    return switch (h) {
+      case OK -> String.format(Locale.ROOT, "queue wait %.1f ms within threshold %.1f ms",
+          Math.max(f.get("meanWaitMs"), f.get("oldestQueuedMs")), f.get("thresholdMs"));
+      case SATURATED -> String.format(Locale.ROOT,
+          "queue wait %.1f ms (mean of ended tasks %.1f ms, oldest queued %.1f ms) above threshold"
+              + " %.1f ms (mean run %.1f ms)",
+          Math.max(f.get("meanWaitMs"), f.get("oldestQueuedMs")), f.get("meanWaitMs"),
+          f.get("oldestQueuedMs"), f.get("thresholdMs"), f.get("meanRunMs"));
+      case REJECTING -> String.format(Locale.ROOT, "%.0f tasks rejected or dropped in the window",
+          f.get("rejectedInWindow"));
+      case DEADLOCKED -> "deadlocked";
+    };
+  }
+
+  /** Applies hysteresis and records a transition; call under lock. */
+  private void move(LaneHealth desired, long now, Map<String, Double> figures, String why) {
+    if (desired != candidate) {
+      candidate = desired;
+      candidateSince = now;
+    }
+    if (desired == state) {
+      return;
+    }
+    long held = now - candidateSince;
+    boolean worse = desired.ordinal() > state.ordinal();
+    long needed =
+        desired == LaneHealth.DEADLOCKED
+            ? 0
+            : worse ? config.enterAfter().toNanos() : config.exitAfter().toNanos();
+    if (held < needed) {
+      return;
+    }
+    LaneHealth from = state;
+    if (from != LaneHealth.OK) {
+      saturatedAccum += Math.max(0, now - stateSince);
+    }
+    state = desired;
+    stateSince = now;
+    HealthEvent event = new HealthEvent(lane.name(), from, desired, now, figures, why);
+    pending.addLast(event);
+    LaneEvents.healthTransition(event);
+    System.Logger.Level level =
+        desired == LaneHealth.OK ? System.Logger.Level.INFO : System.Logger.Level.WARNING;
+    LOG.log(level, "lane \"" + lane.name() + "\": " + from + " → " + desired + ": " + why);
+  }
+
+  void deliver() {
+    if (!deliveryLock.tryLock()) {
+      return; // the holder delivers what we queued
+    }
+    try {
+      for (; ; ) {
+        HealthEvent e;
+        lock.lock();
+        try {
+          e = pending.pollFirst();
+        } finally {
+          lock.unlock();
+        }
+        if (e == null) {
+          return;
+        }
+        for (Consumer<? super HealthEvent> l : listeners) {
+          try {
+            l.accept(e);
+          } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING,
+                "lane \"" + lane.name() + "\": health listener failed", t);
+          }
+        }
+      }
+    } finally {
+      deliveryLock.unlock();
+    }
+  }
+
+  HealthSettings.DeadlockAction policy() {
+    return config.deadlockAction();
+  }
+}

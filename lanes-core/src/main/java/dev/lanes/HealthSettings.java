@@ -1,0 +1,37 @@
+package dev.lanes;
+
+import java.time.Duration;
+
+/**
+ * A lane's saturation and deadlock settings, as its builder validated them (see the builder's
+ * {@code saturated…}, {@code saturation…}, {@code deadlockDetection} and {@code …OnDeadlock}
+ * methods for what each means).
+ */
+record HealthSettings(
+    Duration window,
+    double waitToRunRatio,
+    Duration fixedWaitThreshold,
+    Duration minWait,
+    Duration enterAfter,
+    Duration exitAfter,
+    DeadlockAction deadlockAction,
+    Duration deadlockDetection,
+    int maxCompensationThreads) {
+
+  /** What a lane does on a proven starvation deadlock. */
+  enum DeadlockAction {
+    /** Raise DEADLOCKED, publish a health event, log a diagnostic. */
+    REPORT,
+    /** Also fail the awaited queued tasks (outcome DEADLOCK), releasing their waiters. */
+    FAIL,
+    /** Also run the awaited queued tasks on bounded extra threads. */
+    COMPENSATE
+  }
+
+  static final Duration DEFAULT_WINDOW = Duration.ofSeconds(5);
+  static final double DEFAULT_WAIT_TO_RUN_RATIO = 1.0;
+  static final Duration DEFAULT_MIN_WAIT = Duration.ofMillis(1);
+  static final Duration DEFAULT_ENTER_AFTER = Duration.ofSeconds(1);
+  static final Duration DEFAULT_EXIT_AFTER = Duration.ofSeconds(2);
+  static final Duration DEFAULT_DEADLOCK_DETECTION = Duration.ofMillis(200);
+}

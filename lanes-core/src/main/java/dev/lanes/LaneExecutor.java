@@ -1,0 +1,1760 @@
+package dev.lanes;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The one implementation of {@link Lane}, for platform lanes (CPU, BLOCKING) and virtual lanes.
+ *
+ * <p><b>Concurrency design.</b>
+ *
+ * <ul>
+ *   <li><b>Queue.</b> One {@link ArrayBlockingQueue} of {@link LaneFuture<?>}s holds the accepted
+ *       tasks that have not started. It is the only hand-off between submitters and workers, and
+ *       its lock gives the happens-before edge submit → run. A task's future completes on the
+ *       worker after the task, which gives run → {@code get()}.
+ *   <li><b>Admission.</b> {@code unfinished} counts accepted tasks not yet ended (queued or
+ *       running on a worker) and is never above {@code concurrency + queueCapacity}: a task is
+ *       accepted when that count has room (CAS), whatever the workers are doing at that instant,
+ *       so an idle worker's slot counts even before it has taken the previous task off the queue.
+ *       The queue's array is sized {@code queueCapacity + concurrency} (as built) so that an
+ *       admitted task always finds a place. Whoever ends a queued or worker-run task gives its slot
+ *       back ({@link #releaseSlot}); a caller-run task never held one. Callers blocked by the
+ *       block-caller policy wait on {@code roomFreed}, signalled only while one waits.
+ *   <li><b>Platform lanes</b> start {@code threads} core workers at build time. A core worker
+ *       polls, and blocks in {@code take()} only when the queue is empty (see {@link Worker} for
+ *       how shutdown interrupts only idle workers).
+ *   <li><b>Virtual lanes</b> acquire before they spawn: {@code permits} counts permits in use
+ *       (CAS, never above {@code concurrency}); a submitter that enqueues a task takes a permit
+ *       if one is free and starts one virtual thread with it. That thread runs queued tasks back to
+ *       back and, when the queue is empty or the cap was lowered below the permits in use, gives
+ *       its permit back as its last act and re-checks the queue (a submitter that found no permit
+ *       a moment earlier relies on that re-check). Waiting tasks hold no thread, and at most
+ *       {@code concurrency} threads run tasks.
+ *   <li><b>Ownership of a task's ending</b> goes to whoever takes it out of the queue (a worker's
+ *       poll, or a remove by a canceller, a submitter taking it back, {@code shutdownNow},
+ *       discard-oldest, the deadlock breaker), so each task is counted exactly once, by that
+ *       party, with no compare-and-set on the hot path.
+ *   <li><b>Lifecycle</b> {@code runState} only moves forward: RUNNING → SHUTDOWN → STOP →
+ *       TERMINATED. A submitter re-checks it after enqueuing and takes its task back if the lane
+ *       shut down meanwhile, so no task is stranded in a queue nobody drains. TERMINATED is set
+ *       once, under {@code mainLock}, when the queue is empty (or STOP) and no worker is alive.
+ *   <li><b>Counts.</b> A worker counts a task's outcome in its own {@link TimingBook} stripe,
+ *       under the same uncontended lock that records its timings, before it completes the
+ *       task's future (so whoever sees the future done also sees the task counted). Submissions
+ *       are counted by the task-id sequence; the rare endings elsewhere (cancelled while queued,
+ *       rejected, returned) by {@link LongAdder}s. Running tasks are the workers' release-stored
+ *       busy flags. A snapshot under load is approximate by the tasks in flight; once quiet, the
+ *       books balance exactly.
+ *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
+ *   <li><b>Timing.</b> A task's wait runs from its acceptance to the start of its own code, its run
+ *       from there to the return of its own code. What a worker does between two tasks —
+ *       completing the previous future (which runs its dependent stages), task listeners, the
+ *       exception handler — belongs to no task: the worker reads the clock again after it and
+ *       adds the gap to the lane's between-task time. Only when none of those can have run does
+ *       the next task's start reuse the previous end (one clock read saved). With a task
+ *       decorator, the stamps are taken inside it ({@link LaneFuture.Timed}), so its capture
+ *       and restore are no task's time either. A future lanes did not make ({@code
+ *       CompletableFuture.supplyAsync(.., lane)}) completes inside the JDK's task object, so its
+ *       synchronous dependent stages count in that task's run.
+ * </ul>
+ *
+ * <p><b>Failure model.</b> What a task throws fails its future (or goes to the exception handler
+ * for {@code execute}) and never ends a worker. If lanes' own bookkeeping, a handler or a logger
+ * throws (an {@code OutOfMemoryError} under overload, say), the worker running it ends abruptly:
+ * the task it was running ends failed (its future completed exceptionally) if it had not ended
+ * yet, its slot and permit are given back, and the lane starts a replacement while it runs (a
+ * platform lane keeps its thread count; a virtual lane re-dispatches its queue). A thread that a
+ * custom thread factory's wrapper ends before it ran lanes' code is found by the health thread and
+ * cleaned up the same way. A thread factory that throws or returns null is a start failure: a
+ * platform lane fails to build; a virtual lane fails one queued task (completing its future
+ * exceptionally) only when no worker is left to run it.
+ */
+final class LaneExecutor extends AbstractExecutorService implements Lane {
+
+  private static final System.Logger LOG = System.getLogger("dev.lanes");
+
+  static final int RUNNING = 0;
+  static final int SHUTDOWN = 1;
+  static final int STOP = 2;
+  static final int TERMINATED = 3;
+
+  /** Most single-writer tallies a lane keeps (see {@link TimingBook}). */
+  private static final int MAX_TALLIES = 64;
+
+  private static final long BYTES_PER_SLOT = 8;
+
+  private final int queueCapacity;
+  private final TaskDecorator decorator;
+  private final Thread.UncaughtExceptionHandler exceptionHandler;
+  private final String name;
+  private final LaneKind kind;
+  private final boolean elastic;
+  private final Ticker ticker;
+  /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
+  private final long cpuSampleNanos;
+  private final OverflowPolicy overflow;
+  private final ThreadFactory threadFactory;
+  /** Accepted tasks not yet started, as entries (see {@link TaskRing}). */
+  final TaskRing ring;
+  /**
+   * Entries in the ring whose task left it another way (cancelled, claimed, taken by a
+   * compensation thread). May transiently be off by one per such task in flight: the party that
+   * kills an entry adds one after its CAS, and a worker that drops that entry in between takes
+   * one away first.
+   */
+  private final AtomicInteger deadEntries = new AtomicInteger();
+  /** Tasks that never entered the ring: refused at submission, or run by their caller. */
+  private final AtomicLong outsideRing = new AtomicLong();
+  /** Entries appended a second time (a compaction's move, a compensation thread's give-back). */
+  private final LongAdder reappended = new LongAdder();
+  private final long createdNanos;
+
+  private volatile int runState = RUNNING;
+  private final ReentrantLock mainLock = new ReentrantLock();
+  private final Condition terminatedCondition = mainLock.newCondition();
+
+  /** Every worker whose thread was started (or is about to be) and has not exited. */
+  final Set<Worker> workers = ConcurrentHashMap.newKeySet();
+
+  private final AtomicInteger liveWorkers = new AtomicInteger();
+  /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
+  private final AtomicInteger unfinished = new AtomicInteger();
+  private final ReentrantLock roomLock = new ReentrantLock();
+  /** Signalled when a slot is given back while a caller waits (block-caller policy). */
+  private final Condition roomFreed = roomLock.newCondition();
+  /** Callers waiting on {@code roomFreed}; written under roomLock. */
+  private volatile int blockedCallers;
+  private final AtomicInteger permits = new AtomicInteger();
+  /** Tasks that may run at once; see {@link #setConcurrency}. */
+  private volatile int concurrency;
+  /** Core workers of a platform lane that have not retired or died. */
+  private final AtomicInteger coreWorkers = new AtomicInteger();
+  final AtomicInteger compensationWorkers = new AtomicInteger();
+  /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
+  private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
+  private final AtomicInteger spawnSeq = new AtomicInteger();
+
+  // Outcomes of tasks that ran are counted in the TimingBook's stripes (no atomics on the hot
+  // path); these count the rare endings elsewhere.
+  private final LongAdder cancelledWhileQueued = new LongAdder();
+  /** Tasks failed without running to an end on a worker: a worker that died under them. */
+  private final LongAdder failedElsewhere = new LongAdder();
+  /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
+  private final LongAdder betweenTasksNanos = new LongAdder();
+  private final LongAdder returned = new LongAdder();
+  private final LongAdder callerRunning = new LongAdder();
+  /** Corrections for a future cancelled between a worker's look and its completion. */
+  private final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
+  private final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
+
+  private final TimingBook timings;
+  private final LongAdder cpuBoundSamples = new LongAdder();
+  private final LongAdder blockingSamples = new LongAdder();
+
+  /**
+   * A task counts as mostly waiting above this W/C: at least {@link SizingAdvisor#BLOCKING_WC},
+   * and twice what waiting for a core alone gives a lane with more threads than cores.
+   */
+  private final double blockingTaskWc;
+  final HealthMonitor health;
+
+  @SuppressWarnings("unchecked")
+  private volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
+
+  LaneExecutor(LaneBuilder b, TaskDecorator decorator) {
+    this.name = b.name;
+    this.kind = b.kind;
+    this.elastic = kind == LaneKind.VIRTUAL;
+    this.ticker = b.ticker;
+    this.cpuSampleNanos = CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1;
+    this.overflow = b.overflow;
+    this.concurrency = b.concurrency;
+    this.queueCapacity = b.queueCapacity;
+    this.decorator = decorator;
+    this.exceptionHandler = b.exceptionHandler;
+    this.ring = newRing(name, queueCapacity, b.queueCapacity + b.concurrency);
+    this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b);
+    for (TaskOutcome o : TaskOutcome.values()) {
+      if (o.isRejection()) {
+        rejected.put(o, new LongAdder());
+      }
+    }
+    this.createdNanos = ticker.read();
+    // One tally per worker that may run at once (a thread beyond them records under a lock).
+    int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
+    this.timings = new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos);
+    this.health = new HealthMonitor(this, b.health());
+    this.blockingTaskWc = Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores());
+    if (!elastic) {
+      for (int i = 0; i < b.concurrency; i++) {
+        if (!startCoreWorker()) {
+          shutdownNow();
+          throw new IllegalStateException(
+              "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + b.concurrency);
+        }
+      }
+    }
+    health.register();
+  }
+
+  /**
+   * The ring preallocates its slots (room for every task the lane may hold, rounded up to a power
+   * of two); a capacity the heap cannot hold fails here with the figure instead of a bare {@code
+   * OutOfMemoryError}.
+   */
+  private static final long SMALL_RING_BYTES = 8L << 20;
+
+  private static TaskRing newRing(String name, int queueCapacity, int room) {
+    Runtime rt = Runtime.getRuntime();
+    long needed = TaskRing.bytesFor(room);
+    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    String advice = "lane \"" + name + "\": queueCapacity " + queueCapacity
+        + " needs about " + (needed >> 20) + " MiB up front (the queue preallocates "
+        + room + " slots, queueCapacity + concurrency, rounded up to a power of two)";
+    // Small rings just allocate (free memory before a collection says little about them).
+    if (needed > SMALL_RING_BYTES && needed > free / 2) {
+      throw new IllegalArgumentException(advice + ", more than half of the " + (free >> 20)
+          + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
+    }
+    try {
+      return new TaskRing(room);
+    } catch (OutOfMemoryError e) {
+      throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
+          + " queueCapacity or raise -Xmx", e);
+    }
+  }
+
+  private static int cores() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+
+  private static ThreadFactory defaultThreadFactory(LaneBuilder b) {
+    if (b.kind == LaneKind.VIRTUAL) {
+      return Thread.ofVirtual().name(b.name + "-", 1).factory();
+    }
+    return Thread.ofPlatform().name(b.name + "-", 1).daemon(b.daemon).factory();
+  }
+
+  // ---------------------------------------------------------------- identity
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public LaneKind kind() {
+    return kind;
+  }
+
+  @Override
+  public int concurrency() {
+    return concurrency;
+  }
+
+  @Override
+  public int queueCapacity() {
+    return queueCapacity;
+  }
+
+  @Override
+  public OverflowPolicy overflow() {
+    return overflow;
+  }
+
+  long now() {
+    return ticker.read();
+  }
+
+  // ---------------------------------------------------------------- submission
+
+  @Override
+  public void execute(Runnable task) {
+    execute("", task);
+  }
+
+  @Override
+  public void execute(String label, Runnable task) {
+    Objects.requireNonNull(task, "task");
+    if (task instanceof LaneFuture<?> f && f.lane() == this && f.handedOut && !f.accepted) {
+      // made by newTaskFor (invokeAll and friends): run it as a lanes future, counted as one
+      accept(label, f, f, null);
+      return;
+    }
+    accept(label, task, null, task);
+  }
+
+  /** Futures of {@code invokeAll} are lanes' own, so they are counted and cancelled like any. */
+  @Override
+  protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+    return new LaneFuture<>(this, runnable, value);
+  }
+
+  @Override
+  protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Callable<T> callable) {
+    return new LaneFuture<>(this, callable);
+  }
+
+  /**
+   * Runs the tasks as lanes futures (so each is counted like any task) and returns the result of
+   * the first that completes normally; cancels the others (interrupting those running).
+   */
+  @Override
+  public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks)
+      throws InterruptedException, java.util.concurrent.ExecutionException {
+    try {
+      return invokeAny(tasks, false, 0);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no timeout was set", e);
+    }
+  }
+
+  @Override
+  public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+      throws InterruptedException, java.util.concurrent.ExecutionException,
+          java.util.concurrent.TimeoutException {
+    return invokeAny(tasks, true, unit.toNanos(timeout));
+  }
+
+  private <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, boolean timed, long nanos)
+      throws InterruptedException, java.util.concurrent.ExecutionException,
+          java.util.concurrent.TimeoutException {
+    if (tasks.isEmpty()) {
+      throw new IllegalArgumentException("lane \"" + name + "\": invokeAny needs at least one task");
+    }
+    long deadline = System.nanoTime() + nanos;
+    java.util.concurrent.LinkedBlockingQueue<CompletableFuture<T>> done =
+        new java.util.concurrent.LinkedBlockingQueue<>(); // bounded by tasks.size()
+    List<CompletableFuture<T>> futures = new ArrayList<>(tasks.size());
+    try {
+      for (Callable<T> task : tasks) {
+        CompletableFuture<T> f = submit(Objects.requireNonNull(task, "task"));
+        futures.add(f);
+        f.whenComplete((r, e) -> done.add(f));
+      }
+      java.util.concurrent.ExecutionException last = null;
+      for (int i = 0; i < futures.size(); i++) {
+        CompletableFuture<T> f;
+        if (timed) {
+          f = done.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+          if (f == null) {
+            throw new java.util.concurrent.TimeoutException(
+                "lane \"" + name + "\": no task of invokeAny completed in time");
+          }
+        } else {
+          f = done.take();
+        }
+        try {
+          return f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          last = e;
+        } catch (java.util.concurrent.CancellationException e) {
+          last = new java.util.concurrent.ExecutionException(e);
+        }
+      }
+      throw last;
+    } finally {
+      for (CompletableFuture<T> f : futures) {
+        f.cancel(true);
+      }
+    }
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(Callable<T> task) {
+    return submit("", task);
+  }
+
+  @Override
+  public CompletableFuture<?> submit(Runnable task) {
+    return submit("", task);
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(Runnable task, T result) {
+    Objects.requireNonNull(task, "task");
+    return submitFuture("", new LaneFuture<>(this, task, result));
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(String label, Callable<T> task) {
+    Objects.requireNonNull(task, "task");
+    return submitFuture(label, new LaneFuture<T>(this, task));
+  }
+
+  @Override
+  public CompletableFuture<Void> submit(String label, Runnable task) {
+    Objects.requireNonNull(task, "task");
+    return submitFuture(label, new LaneFuture<Void>(this, task, null));
+  }
+
+  private <T> LaneFuture<T> submitFuture(String label, LaneFuture<T> future) {
+    accept(label, future, future, null);
+    return future;
+  }
+
+  /**
+   * Accepts a new task. A plain {@code execute(Runnable)} — no label, no decorator, not a future
+   * the JDK made — rides in the ring as it is, with its stamp beside it (no object of lanes'
+   * own); anything else is wrapped in its envelope (decorated, timestamped). {@code source} is the
+   * undecorated task given to {@code execute}, kept to reach a foreign future.
+   */
+  private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
+    Objects.requireNonNull(label, "label");
+    if (future == null && label.isEmpty() && decorator == TaskDecorator.NONE
+        && !(run instanceof CompletableFuture.AsynchronousCompletionTask)) {
+      long now = ticker.read();
+      if (runState == RUNNING && tryAdmit() && append(run, now) >= 0) {
+        afterAppend(run);
+        return;
+      }
+      acceptSlowly(LaneFuture.internal(this, run, run, "", now));
+      return;
+    }
+    LaneFuture.Timed timed = null;
+    Runnable work = run;
+    if (decorator != TaskDecorator.NONE) {
+      timed = new LaneFuture.Timed(run, ticker);
+      work = decorator.decorate(timed); // what it throws reaches the submitter; nothing accepted
+      if (work == null) {
+        throw new NullPointerException(
+            "lane \"" + name + "\": the task decorator returned null; nothing was accepted");
+      }
+    }
+    LaneFuture<?> e;
+    if (future != null) {
+      future.prepare(work, label, ticker.read(), timed);
+      e = future;
+    } else {
+      e = LaneFuture.internal(this, work, source, label, ticker.read());
+      e.timed = timed;
+    }
+    if (runState == RUNNING && tryAdmit() && append(e, e.acceptedNanos) >= 0) {
+      afterAppend(e);
+      return;
+    }
+    acceptSlowly(e);
+  }
+
+  /** A task the lane had no room for at once, or refuses: the overflow policy decides. */
+  private void acceptSlowly(LaneFuture<?> t) {
+    if (runState != RUNNING) {
+      t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+      reject(t, TaskOutcome.SHUTDOWN);
+    }
+    if (overflow(t)) {
+      afterAppend(t);
+    }
+  }
+
+  /**
+   * Appends an admitted entry (its slot already taken); returns its position, or -1 with the slot
+   * given back if the ring has no physical room even after dropping dead entries (only on a lane
+   * whose concurrency was raised above the one it was built with).
+   */
+  private long append(Object entry, long stamp) {
+    for (int attempt = 0; ; attempt++) {
+      long pos = ring.offer(entry, stamp);
+      if (pos >= 0) {
+        return pos;
+      }
+      if (deadEntries.get() <= 0 || attempt > 2 || !compact()) {
+        releaseSlot();
+        return -1;
+      }
+    }
+  }
+
+  /**
+   * Makes room in a ring that dead entries have filled (cancelled or claimed tasks that no worker
+   * has reached, because every worker is busy): moves entries from the head to the tail, dropping
+   * the dead ones, until one dead entry is gone. The live entries moved keep their order among
+   * themselves; a task appended meanwhile by another submitter may land between them. Rare: it
+   * needs as many dead entries as the ring has spare slots. Returns true if it dropped one.
+   */
+  private boolean compact() {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    int moves = ring.capacity();
+    for (int i = 0; i < moves; i++) {
+      Object x = ring.poll(tk);
+      if (x == null) {
+        return true; // emptied meanwhile: there is room
+      }
+      if (x instanceof LaneFuture<?> e && e.taskState() != LaneFuture.QUEUED) {
+        deadEntries.decrementAndGet();
+        return true;
+      }
+      if (ring.offer(x, tk.stamp) < 0) {
+        // Another submitter took the freed slot: x has its admission slot, so put it back
+        // wherever there is room as soon as there is (a worker frees one).
+        while (ring.offer(x, tk.stamp) < 0) {
+          Thread.onSpinWait();
+        }
+      }
+      reappended.increment();
+    }
+    return false;
+  }
+
+  /**
+   * After an entry was appended: wakes an idle worker (or, on a virtual lane, starts one), and
+   * handles a shutdown that raced with the submission, so no task is stranded in a ring nobody
+   * drains.
+   */
+  private void afterAppend(Object entry) {
+    if (runState != RUNNING) {
+      appendedDuringShutdown(entry);
+      return;
+    }
+    if (elastic) {
+      if (!ring.wakeIdle()) {
+        dispatch();
+      }
+    } else {
+      ring.wakeIdle();
+    }
+  }
+
+  private void appendedDuringShutdown(Object entry) {
+    if (runState == SHUTDOWN) {
+      // The lane still runs what it accepted: make sure some worker is there to drain the ring.
+      ring.wakeIdle();
+      tryTerminate();
+      if (elastic) {
+        dispatch();
+      }
+      return;
+    }
+    // STOP: shutdownNow drained the ring before this entry (or beside it); nobody runs it now.
+    TaskRing.Taken tk = new TaskRing.Taken();
+    boolean mine = false;
+    Object x;
+    while ((x = ring.pollClaimed(tk)) != null) {
+      LaneFuture<?> e = ownedEnvelope(x, tk);
+      if (e == null) {
+        continue; // a dead entry
+      }
+      releaseSlot();
+      rejected.get(TaskOutcome.SHUTDOWN).increment();
+      if (x == entry) {
+        mine = true; // the caller hears of it below
+      } else {
+        LaneRejectedException ex = new LaneRejectedException(
+            name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
+        if (e.handedOut) {
+          e.fail(ex);
+        } else {
+          endForeign(e, ex);
+        }
+      }
+      publish(e, "", -1, ticker.read(), -1, TaskOutcome.SHUTDOWN);
+    }
+    tryTerminate();
+    if (mine) {
+      throw new LaneRejectedException(
+          name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
+    }
+  }
+
+  /**
+   * The envelope of an entry just taken from the ring, owned by the caller: the entry's own
+   * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
+   * for a plain entry (slow paths only; workers use their scratch envelope).
+   */
+  private LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
+    if (x instanceof LaneFuture<?> e) {
+      if (!e.tryTake()) {
+        deadEntries.decrementAndGet();
+        return null;
+      }
+      return e;
+    }
+    Runnable run = (Runnable) x;
+    LaneFuture<?> e = LaneFuture.internal(this, run, run, "", tk.stamp);
+    e.id = tk.position + 1;
+    return e;
+  }
+
+  /** Takes the oldest live entry for a worker: its envelope (owned) or a plain task; or null. */
+  private Object takeLive(TaskRing.Taken tk) {
+    for (; ; ) {
+      Object x = ring.poll(tk);
+      if (x == null) {
+        return null;
+      }
+      if (x instanceof LaneFuture<?> e) {
+        if (!e.tryTake()) {
+          deadEntries.decrementAndGet();
+          continue;
+        }
+      }
+      return x;
+    }
+  }
+
+  /** The envelopes queued now (a racy scan, for the deadlock analysis). */
+  List<LaneFuture<?>> queuedEnvelopes() {
+    List<LaneFuture<?>> out = new ArrayList<>();
+    ring.forEachEntry(x -> {
+      if (x instanceof LaneFuture<?> e && e.taskState() == LaneFuture.QUEUED) {
+        out.add(e);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Every submission: entries the ring took (less second appends of the same task) plus tasks
+   * that never entered it. No counter of its own on the hot path.
+   */
+  long submittedCount() {
+    return ring.appended() - reappended.sum() + outsideRing.get();
+  }
+
+  /** Tasks queued now: ring entries less the dead ones; approximate under concurrency. */
+  int queuedCount() {
+    return Math.max(0, ring.size() - Math.max(0, deadEntries.get()));
+  }
+
+  /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
+  private int admissionLimit() {
+    return concurrency + queueCapacity;
+  }
+
+  /** Takes a slot if the lane has room for one more unfinished task. */
+  private boolean tryAdmit() {
+    return incrementBelow(unfinished, admissionLimit());
+  }
+
+  /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
+  private static boolean incrementBelow(AtomicInteger count, int limit) {
+    for (; ; ) {
+      int n = count.get();
+      if (n >= limit) {
+        return false;
+      }
+      if (count.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Appends an admitted envelope; false (slot given back) if the ring has no room. */
+  private boolean enqueue(LaneFuture<?> t) {
+    return append(t, t.acceptedNanos) >= 0;
+  }
+
+  /** Gives back the slot of a task that ended or left the queue for good. */
+  void releaseSlot() {
+    unfinished.decrementAndGet();
+    if (blockedCallers != 0) {
+      roomLock.lock();
+      try {
+        roomFreed.signal();
+      } finally {
+        roomLock.unlock();
+      }
+    }
+  }
+
+  /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
+  private boolean overflow(LaneFuture<?> t) {
+    switch (overflow.kind()) {
+      case REJECT -> {
+        t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+        reject(t, TaskOutcome.QUEUE_FULL);
+      }
+      case CALLER_RUNS -> {
+        t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+        runTask(null, t, -1);
+        return false;
+      }
+      case BLOCK_CALLER -> {
+        if (!awaitRoom(t, overflow.timeout().toNanos())) {
+          t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+          reject(t, runState != RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
+        }
+      }
+      case DISCARD_OLDEST -> {
+        TaskRing.Taken tk = new TaskRing.Taken();
+        for (; ; ) {
+          if (runState != RUNNING) {
+            t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+            reject(t, TaskOutcome.SHUTDOWN);
+          }
+          if (tryAdmit()) {
+            if (enqueue(t)) {
+              break;
+            }
+            continue;
+          }
+          Object x = ring.poll(tk);
+          LaneFuture<?> victim = x == null ? null : ownedEnvelope(x, tk);
+          if (victim != null) {
+            // the victim's slot passes to t: no other submitter can take it meanwhile
+            dropped(victim, TaskOutcome.DISCARDED_OLDEST);
+            if (ring.offer(t, t.acceptedNanos) >= 0) {
+              break;
+            }
+            releaseSlot();
+          } else if (x == null) {
+            Thread.onSpinWait(); // every slot is a running task or one being queued: brief
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Block-caller: waits up to {@code nanos} for room; true once {@code t} is queued. */
+  private boolean awaitRoom(LaneFuture<?> t, long nanos) {
+    roomLock.lock();
+    try {
+      blockedCallers++;
+      try {
+        for (; ; ) {
+          if (runState != RUNNING) {
+            return false;
+          }
+          if (tryAdmit() && enqueue(t)) {
+            return true;
+          }
+          if (nanos <= 0) {
+            return false;
+          }
+          nanos = roomFreed.awaitNanos(nanos);
+        }
+      } finally {
+        blockedCallers--;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } finally {
+      roomLock.unlock();
+    }
+  }
+
+  private void reject(LaneFuture<?> t, TaskOutcome reason) {
+    rejected.get(reason).increment();
+    publish(t, "", -1, ticker.read(), -1, reason);
+    throw new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
+  }
+
+  /**
+   * A queued task that will never run (its slot is the caller's to give back or pass on): count
+   * it, end its future visibly, record it.
+   */
+  private void dropped(LaneFuture<?> victim, TaskOutcome reason) {
+    rejected.get(reason).increment();
+    if (victim.handedOut) {
+      victim.cancel(false);
+    } else {
+      endForeign(victim, new LaneRejectedException(
+          name, reason, queueCapacity, queuedCount(), running()));
+    }
+    publish(victim, "", -1, ticker.read(), -1, reason);
+  }
+
+  /**
+   * Ends a task given to {@code execute} that will never run: fails the future that {@code
+   * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
+   * tells the exception handler, so the end is never silent.
+   */
+  private void endForeign(LaneFuture<?> t, Throwable why) {
+    if (!ForeignFutures.completeExceptionally(t.source, why)) {
+      reportFailure(Thread.currentThread(), why);
+    }
+  }
+
+  /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
+  void cancelledWhileQueued(LaneFuture<?> t) {
+    deadEntries.incrementAndGet();
+    releaseSlot();
+    cancelledWhileQueued.increment();
+    publish(t, "", -1, ticker.read(), -1, TaskOutcome.CANCELLED);
+    if (runState >= SHUTDOWN) {
+      tryTerminate();
+    }
+  }
+
+  // ---------------------------------------------------------------- virtual lanes: permits
+
+  /** Starts virtual threads for queued tasks while permits are free. */
+  private void dispatch() {
+    while (permits.get() < concurrency && runState < STOP && ring.hasClaimed()) {
+      if (!tryAcquirePermit()) {
+        return;
+      }
+      Worker w = new Worker(this, Worker.Kind.ELASTIC);
+      w.holdsPermit = true;
+      if (!startWorker(w)) {
+        // A worker that is still running will take the queued tasks (it re-checks the queue
+        // before it leaves); only when none is left would a task wait forever, so fail one.
+        if (permits.decrementAndGet() == 0) {
+          failOneQueued(TaskOutcome.THREAD_START_FAILED);
+        }
+        return;
+      }
+    }
+  }
+
+  private boolean tryAcquirePermit() {
+    return incrementBelow(permits, concurrency);
+  }
+
+  /**
+   * Gives an elastic worker's permit back; returns true if the worker should go on because work
+   * arrived that nobody else will pick up.
+   */
+  private boolean releasePermitAndRecheck(Worker w) {
+    w.holdsPermit = false;
+    permits.decrementAndGet();
+    if (runState < STOP && ring.hasClaimed() && tryAcquirePermit()) {
+      w.holdsPermit = true;
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public void setConcurrency(int newConcurrency) {
+    int max = LaneBuilder.maxConcurrency(kind);
+    if (newConcurrency < 1 || newConcurrency > max) {
+      throw new IllegalArgumentException("lane \"" + name + "\": concurrency must be between 1 and "
+          + max + ", was " + newConcurrency);
+    }
+    mainLock.lock();
+    try {
+      concurrency = newConcurrency;
+    } finally {
+      mainLock.unlock();
+    }
+    if (elastic) {
+      dispatch();
+      return;
+    }
+    // Platform lane: start threads up to the new figure; extra threads retire when free.
+    while (runState == RUNNING) {
+      int c = coreWorkers.get();
+      if (c >= concurrency) {
+        break;
+      }
+      if (!startCoreWorker()) {
+        break;
+      }
+    }
+    ring.wakeAll(); // an idle worker re-checks whether it is one too many
+  }
+
+  /** Starts one more core worker of a platform lane; false if its thread could not start. */
+  private boolean startCoreWorker() {
+    coreWorkers.incrementAndGet();
+    if (startWorker(new Worker(this, Worker.Kind.CORE))) {
+      return true;
+    }
+    coreWorkers.decrementAndGet();
+    return false;
+  }
+
+  /** A core worker leaves if the lane has more of them than its concurrency; true if it must. */
+  private boolean retireIfSurplus(Worker w) {
+    for (; ; ) {
+      int c = coreWorkers.get();
+      if (c <= concurrency) {
+        return false;
+      }
+      if (coreWorkers.compareAndSet(c, c - 1)) {
+        w.retired = true;
+        return true;
+      }
+    }
+  }
+
+  /** Permits in use now (virtual lanes); for tests and stats. */
+  public int permitsInUse() {
+    return permits.get();
+  }
+
+  /** A queued task could not get a thread: fail it rather than strand it. */
+  private void failOneQueued(TaskOutcome reason) {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    LaneFuture<?> t = null;
+    for (Object x; t == null && (x = ring.poll(tk)) != null; ) {
+      t = ownedEnvelope(x, tk);
+    }
+    if (t != null) {
+      releaseSlot();
+      rejected.get(reason).increment();
+      LaneRejectedException ex =
+          new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
+      if (t.handedOut) {
+        t.fail(ex);
+      } else {
+        endForeign(t, ex);
+      }
+      publish(t, "", -1, ticker.read(), -1, reason);
+    }
+    tryTerminate();
+  }
+
+  // ---------------------------------------------------------------- workers
+
+  private boolean startWorker(Worker w) {
+    liveWorkers.incrementAndGet();
+    workers.add(w);
+    Thread t;
+    try {
+      t = threadFactory.newThread(w);
+      if (t == null) {
+        throw new IllegalStateException("thread factory returned null");
+      }
+      w.thread = t;
+      t.start();
+      return true;
+    } catch (Throwable e) {
+      workers.remove(w);
+      liveWorkers.decrementAndGet();
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": could not start a thread", e);
+      return false;
+    }
+  }
+
+  /**
+   * Deadlock COMPENSATE: runs {@code awaited}, a task of a proven cycle still queued here, on a
+   * temporary extra thread that ends after it (at most {@code max} such threads at once). Leaves
+   * the task queued if no thread can be had, and says so.
+   */
+  void runOnCompensationThread(LaneFuture<?> awaited, int max) {
+    if (runState >= STOP) {
+      return;
+    }
+    if (!incrementBelow(compensationWorkers, max)) {
+      long now = System.nanoTime();
+      if (now - lastBoundWarning > TimeUnit.SECONDS.toNanos(10)) { // at most one line per 10 s
+        lastBoundWarning = now;
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": deadlock policy COMPENSATE"
+            + " is at its bound of " + max + " extra threads; " + awaited + " stays queued");
+      }
+      return;
+    }
+    if (!awaited.tryTake()) {
+      compensationWorkers.decrementAndGet(); // started or handled meanwhile
+      return;
+    }
+    deadEntries.incrementAndGet(); // its ring entry
+    Worker w = new Worker(this, Worker.Kind.COMPENSATION);
+    w.assigned = awaited;
+    ThreadFactory f =
+        elastic
+            ? threadFactory
+            : Thread.ofPlatform().name(name + "-compensation-", 1).daemon(true).factory();
+    liveWorkers.incrementAndGet();
+    workers.add(w);
+    try {
+      Thread t = f.newThread(w);
+      w.thread = t;
+      t.start();
+    } catch (Throwable e) {
+      workers.remove(w);
+      liveWorkers.decrementAndGet();
+      compensationWorkers.decrementAndGet();
+      giveBack(awaited); // back in line: it still holds its slot
+      LOG.log(System.Logger.Level.WARNING,
+          "lane \"" + name + "\": could not start a compensation thread", e);
+    }
+  }
+
+  /**
+   * Puts a task taken from the ring (by a compensation thread that could not start or died first)
+   * back at its end; it still holds its admission slot, so room appears as soon as workers take
+   * entries or dead ones are dropped.
+   */
+  private void giveBack(LaneFuture<?> e) {
+    e.backToQueue();
+    reappended.increment();
+    while (ring.offer(e, e.acceptedNanos) < 0) {
+      if (!compact()) {
+        Thread.onSpinWait();
+      }
+    }
+    afterAppend(e);
+  }
+
+  void runWorker(Worker w) {
+    if (w.thread == null) {
+      w.thread = Thread.currentThread();
+    }
+    Throwable abrupt = null;
+    try {
+      w.tally = timings.claim();
+      WaitTracker.enter(w);
+      if (cpuSampleNanos == 0) {
+        w.lastCpu = CpuClock.now();
+      }
+      w.nextCpuSampleAt = ticker.read();
+      switch (w.kind) {
+        case CORE -> coreLoop(w);
+        case ELASTIC -> elasticLoop(w);
+        case COMPENSATION -> {
+          LaneFuture<?> t = w.assigned;
+          w.assigned = null;
+          runTask(w, t, -1);
+        }
+      }
+    } catch (Throwable e) {
+      abrupt = e;
+      throw e;
+    } finally {
+      WaitTracker.exit();
+      exitWorker(w, abrupt);
+    }
+  }
+
+  /**
+   * A worker's way out, run once (by the worker, or by the health thread for a thread that died
+   * before it ran): ends the task it was running if that had not ended, gives back its permit,
+   * replaces it if it ended abruptly while the lane runs, and checks for termination.
+   */
+  private void exitWorker(Worker w, Throwable abrupt) {
+    if (!w.claimExit()) {
+      return;
+    }
+    LaneFuture<?> t = w.current;
+    w.current = null;
+    workers.remove(w);
+    timings.release(w.tally);
+    w.tally = null;
+    if (w.kind == Worker.Kind.COMPENSATION) {
+      compensationWorkers.decrementAndGet();
+      LaneFuture<?> never = w.assigned; // the thread died before it took its task
+      if (never != null) {
+        w.assigned = null;
+        giveBack(never); // still holds its slot
+      }
+    }
+    if (w.holdsPermit) {
+      w.holdsPermit = false;
+      permits.decrementAndGet();
+    }
+    if (w.kind == Worker.Kind.CORE && !w.retired) {
+      coreWorkers.decrementAndGet();
+    }
+    liveWorkers.decrementAndGet();
+    if (t != null) {
+      endAbandoned(w, t, abrupt);
+    }
+    if (abrupt != null || w.diedBeforeRunning()) {
+      replace(w, abrupt);
+    }
+    tryTerminate();
+  }
+
+  /** The task a dying worker was running: end it failed, count it, give its slot back. */
+  private void endAbandoned(Worker w, LaneFuture<?> t, Throwable abrupt) {
+    w.endTask();
+    releaseSlot();
+    failedElsewhere.increment();
+    Throwable why = abrupt != null ? abrupt
+        : new IllegalStateException("lane \"" + name + "\": the worker running " + t + " died");
+    if (t.handedOut) {
+      t.fail(why);
+    } else {
+      ForeignFutures.completeExceptionally(t.source, why);
+    }
+  }
+
+  /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
+  private void replace(Worker dead, Throwable abrupt) {
+    try {
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": worker "
+          + (dead.thread == null ? "?" : dead.thread.getName())
+          + " ended abruptly; replacing it", abrupt);
+    } catch (Throwable ignored) {
+      // a failing logger must not stop the replacement
+    }
+    int rs = runState;
+    if (dead.kind == Worker.Kind.CORE
+        && coreWorkers.get() < concurrency
+        && (rs == RUNNING || (rs == SHUTDOWN && ring.hasClaimed()))) {
+      startCoreWorker();
+    } else if (dead.kind == Worker.Kind.ELASTIC) {
+      dispatch();
+    }
+  }
+
+  /** Cleans up workers whose thread died before it ran lanes' code (health thread). */
+  void reapDeadWorkers() {
+    for (Worker w : workers) {
+      if (w.diedBeforeRunning()) {
+        exitWorker(w, null);
+      }
+    }
+  }
+
+  /**
+   * How long an idle virtual-lane worker keeps its permit, parked in the ring, before it gives the
+   * permit back and its thread ends: while tasks keep coming, the lane reuses its threads instead
+   * of starting one per burst.
+   */
+  static final long KEEP_ALIVE_NANOS =
+      TimeUnit.MICROSECONDS.toNanos(Long.getLong("lanes.virtualKeepAliveMicros", 200));
+
+  private void coreLoop(Worker w) {
+    TaskRing.Taken tk = w.taken;
+    long lastEnd = -1;
+    for (; ; ) {
+      int epoch = ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
+      if (coreWorkers.get() > concurrency && retireIfSurplus(w)) {
+        return;
+      }
+      int rs = runState;
+      if (rs >= STOP) {
+        return;
+      }
+      Object x = takeLive(tk);
+      if (x == null) {
+        if (rs >= SHUTDOWN) {
+          if (!ring.hasClaimed()) {
+            return; // drained
+          }
+          Thread.onSpinWait(); // an entry is being published
+          continue;
+        }
+        ring.await(w, -1, epoch);
+        lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
+        w.lastCpu = -1;
+        continue;
+      }
+      lastEnd = runEntry(w, x, tk, lastEnd);
+    }
+  }
+
+  private void elasticLoop(Worker w) {
+    TaskRing.Taken tk = w.taken;
+    long lastEnd = -1;
+    for (; ; ) {
+      int epoch = ring.epoch();
+      Object x = runState >= STOP ? null : takeLive(tk);
+      if (x == null) {
+        if (runState == RUNNING && ring.await(w, KEEP_ALIVE_NANOS, epoch)) {
+          lastEnd = -1; // keeps its permit: tasks keep coming
+          continue;
+        }
+        if (!releasePermitAndRecheck(w)) {
+          return;
+        }
+        lastEnd = -1;
+        continue;
+      }
+      lastEnd = runEntry(w, x, tk, lastEnd);
+      if (permits.get() > concurrency && !releasePermitAndRecheck(w)) {
+        return; // the cap was lowered: this permit goes
+      }
+    }
+  }
+
+  /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
+  private long runEntry(Worker w, Object x, TaskRing.Taken tk, long lastEnd) {
+    if (x instanceof LaneFuture<?> e) {
+      return runTask(w, e, lastEnd);
+    }
+    LaneFuture<?> scratch = w.scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
+    long end = runTask(w, scratch, lastEnd);
+    scratch.clearPlain(); // (left in place if the worker dies: its exit path reads it)
+    return end;
+  }
+
+  /**
+   * Runs one task on the current thread, times it and counts its ending; returns the time from
+   * which the worker's next task, if it takes one at once, may count as started. {@code w} is null
+   * when a caller runs the task (caller-runs policy). {@code startHint} is that time from the
+   * worker's previous task (or -1): reusing it saves a clock read, and the task's start then
+   * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
+   * time.
+   */
+  private long runTask(Worker w, LaneFuture<?> t, long startHint) {
+    Thread me = Thread.currentThread();
+    boolean onCaller = w == null;
+    // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
+    // a worker's task must not inherit an interrupt meant for an earlier one.
+    boolean callerInterrupted = onCaller && me.isInterrupted();
+    if (!onCaller && runState < STOP) {
+      Thread.interrupted();
+    }
+    LaneFuture<?> f = t.handedOut ? t : null;
+    if (f != null) {
+      t.markRunning(me);
+    }
+    if (w != null) {
+      w.current = t;
+      w.beginTask();
+    } else {
+      callerRunning.increment();
+    }
+    LaneFuture.Timed timed = t.timed;
+    long start = -1;
+    long cpuStart = -1;
+    if (timed == null) {
+      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.read();
+    }
+    boolean sampleCpu = false;
+    if (cpuSampleNanos == 0 || w == null) {
+      sampleCpu = cpuSampleNanos >= 0;
+    } else if (cpuSampleNanos > 0) {
+      // Bounded by time: the first task after the interval since this worker's last reading.
+      long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
+      if (at - w.nextCpuSampleAt >= 0) {
+        w.nextCpuSampleAt = at + cpuSampleNanos;
+        sampleCpu = true;
+      }
+    }
+    if (timed == null) {
+      if (sampleCpu) {
+        cpuStart = cpuSampleNanos == 0 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
+      }
+    } else {
+      timed.sampleCpu = sampleCpu;
+    }
+    LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
+    Throwable failure = null;
+    try {
+      t.work.run();
+    } catch (Throwable e) {
+      failure = e;
+    }
+    long end;
+    long cpu = -1;
+    boolean notRun = false; // the task decorator never ran the task
+    if (timed == null) {
+      end = ticker.read();
+      if (cpuStart >= 0) {
+        long c = CpuClock.now();
+        cpu = Math.max(0, c - cpuStart);
+        if (cpuSampleNanos == 0 && w != null) {
+          w.lastCpu = c;
+        }
+      }
+    } else {
+      if (w != null) {
+        w.lastCpu = -1; // the decorator ran around the task: its CPU is no task's
+      }
+      if (timed.start >= 0) {
+        start = timed.start;
+        end = timed.end;
+        cpu = timed.cpu();
+      } else {
+        notRun = true;
+        start = end = ticker.read();
+      }
+    }
+    if (event != null) {
+      event.end();
+    }
+    if (f != null) {
+      t.finishRun(runState >= STOP);
+      notRun |= !f.ran();
+    }
+    if (notRun && failure == null) {
+      failure = new IllegalStateException(
+          "lane \"" + name + "\": the task decorator returned without running " + t);
+    }
+    TaskOutcome outcome;
+    if (f != null && f.isDone()) {
+      outcome =
+          f.isCancelled()
+              ? TaskOutcome.CANCELLED
+              : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
+    } else if (notRun || (f == null ? failure != null : f.runFailed())) {
+      outcome = TaskOutcome.FAILED;
+    } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut && fut.isCancelled()) {
+      outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
+    } else {
+      outcome = TaskOutcome.COMPLETED;
+    }
+    timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
+        outcome.ordinal());
+    if (cpu >= 0) {
+      long waiting = (end - start) - cpu;
+      if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
+        cpuBoundSamples.increment();
+      } else if (waiting > blockingTaskWc * cpu) {
+        blockingSamples.increment();
+      }
+    }
+    if (w != null) {
+      w.endTask();
+      w.current = null;
+      releaseSlot();
+    } else {
+      callerRunning.decrement();
+    }
+    // From here on, other code may run on this thread: none of it is this task's time.
+    Consumer<? super TaskRecord>[] listeners = taskListeners;
+    boolean otherCodeRan = listeners.length > 0 || (f == null && failure != null);
+    if (f != null) {
+      otherCodeRan |= f.getNumberOfDependents() > 0;
+      boolean completed;
+      if (f.isDone()) {
+        completed = true; // cancelled or completed during the run: outcome says which
+      } else if (notRun) {
+        completed = f.fail(failure);
+      } else {
+        completed = f.completeFromRun();
+      }
+      if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
+        // Cancelled between our look and our completion: the future says cancelled, so do we.
+        outcomeCorrections[outcome.ordinal()].decrement();
+        outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
+        outcome = TaskOutcome.CANCELLED;
+      }
+      // A stage made from this future before we completed it is visible now (see LaneFuture).
+      otherCodeRan |= f.mayRunDependents();
+    }
+    if (event != null && event.shouldCommit()) {
+      event.lane = name;
+      event.label = t.label;
+      event.taskId = t.id;
+      event.queueWait = start - t.acceptedNanos;
+      event.runTime = end - start;
+      event.cpuTime = cpu;
+      event.outcome = outcome.tag();
+      event.commit();
+    }
+    if (listeners.length > 0) {
+      publish(listeners, t, me.getName(), start, end, cpu, outcome);
+    }
+    if (f == null && failure != null) {
+      if (notRun) {
+        endForeign(t, failure);
+      } else {
+        reportFailure(me, failure);
+      }
+    }
+    if (callerInterrupted && !me.isInterrupted()) {
+      me.interrupt(); // the caller's own interrupt, which a cancel of this task may have cleared
+    }
+    if (!otherCodeRan) {
+      return end;
+    }
+    long after = ticker.read();
+    betweenTasksNanos.add(Math.max(0, after - end));
+    if (w != null) {
+      w.lastCpu = -1; // read the CPU clock afresh for the next task
+    }
+    return after;
+  }
+
+  private void reportFailure(Thread thread, Throwable failure) {
+    Thread.UncaughtExceptionHandler h = exceptionHandler;
+    if (h == null) {
+      h = thread.getUncaughtExceptionHandler();
+    }
+    try {
+      h.uncaughtException(thread, failure);
+    } catch (Throwable handlerFailure) {
+      handlerFailure.addSuppressed(failure);
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": exception handler failed", handlerFailure);
+    }
+  }
+
+  // ---------------------------------------------------------------- records
+
+  private void publish(LaneFuture<?> t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
+    Consumer<? super TaskRecord>[] ls = taskListeners;
+    if (ls.length > 0) {
+      publish(ls, t, thread, start, end, cpu, outcome);
+    }
+  }
+
+  private void publish(Consumer<? super TaskRecord>[] ls, LaneFuture<?> t, String thread, long start,
+      long end, long cpu, TaskOutcome outcome) {
+    boolean ran = start >= 0;
+    TaskRecord r =
+        new TaskRecord(
+            t.id,
+            name,
+            t.label,
+            thread,
+            t.acceptedNanos,
+            ran ? start : -1,
+            end,
+            (ran ? start : end) - t.acceptedNanos,
+            ran ? end - start : 0,
+            cpu,
+            outcome);
+    for (Consumer<? super TaskRecord> l : ls) {
+      try {
+        l.accept(r);
+      } catch (Throwable e) {
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": task listener failed", e);
+      }
+    }
+  }
+
+  @Override
+  public void onTask(Consumer<? super TaskRecord> listener) {
+    Objects.requireNonNull(listener, "listener");
+    mainLock.lock();
+    try {
+      Consumer<? super TaskRecord>[] old = taskListeners;
+      Consumer<? super TaskRecord>[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+      grown[old.length] = listener;
+      taskListeners = grown;
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  @Override
+  public void onHealth(Consumer<? super HealthEvent> listener) {
+    health.subscribe(listener);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public boolean removeListener(Object listener) {
+    boolean removed = health.unsubscribe(listener);
+    mainLock.lock();
+    try {
+      List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(taskListeners));
+      if (keep.remove(listener)) {
+        taskListeners = keep.toArray(new Consumer[0]);
+        removed = true;
+      }
+    } finally {
+      mainLock.unlock();
+    }
+    return removed;
+  }
+
+  @Override
+  public LaneHealth health() {
+    return health.state();
+  }
+
+  // ---------------------------------------------------------------- stats
+
+  /** Tasks running now: workers inside a task, plus callers running one (caller-runs). */
+  int running() {
+    int n = 0;
+    for (Worker w : workers) {
+      if (w.isRunningTask()) {
+        n++;
+      }
+    }
+    return n + (int) Math.max(0, callerRunning.sum());
+  }
+
+  int liveWorkerCount() {
+    return liveWorkers.get();
+  }
+
+  /** Tasks that started: those that ran to an end, plus those running now. */
+  long startedCount() {
+    long[] oc = timings.outcomes();
+    return oc[0] + oc[1] + oc[2] + running();
+  }
+
+  long rejectedCount() {
+    long n = 0;
+    for (LongAdder a : rejected.values()) {
+      n += a.sum();
+    }
+    return n;
+  }
+
+  /**
+   * How long the task at the head of the queue has waited at {@code now}, or 0 with an empty
+   * queue. Approximate under concurrent submission: the head may be taken while it is read.
+   */
+  long oldestQueuedNanos(long now) {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    Object head = ring.peek(tk);
+    return head == null ? 0 : Math.max(0, now - tk.stamp);
+  }
+
+  long[] timingSums() {
+    return timings.sums();
+  }
+
+  @Override
+  public LaneStats stats() {
+    long now = ticker.read();
+    Timings[] t = timings.read(now);
+    EnumMap<TaskOutcome, Long> ended = new EnumMap<>(TaskOutcome.class);
+    rejected.forEach((r, a) -> ended.put(r, a.sum()));
+    int running = running();
+    long[] oc = timings.outcomes();
+    ended.put(TaskOutcome.COMPLETED, oc[0] + outcomeCorrections[0].sum());
+    ended.put(TaskOutcome.FAILED, oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum());
+    ended.put(TaskOutcome.CANCELLED,
+        oc[2] + outcomeCorrections[2].sum() + cancelledWhileQueued.sum());
+    ended.put(TaskOutcome.RETURNED, returned.sum());
+    long started = oc[0] + oc[1] + oc[2] + running;
+    int rs = runState;
+    return new LaneStats(
+        name,
+        kind,
+        rs >= SHUTDOWN,
+        rs == TERMINATED,
+        health.state(),
+        now - createdNanos,
+        submittedCount(),
+        started,
+        ended,
+        queuedCount(),
+        oldestQueuedNanos(now),
+        running,
+        elastic ? permits.get() : liveWorkers.get(),
+        concurrency,
+        queueCapacity,
+        t[0],
+        t[1],
+        health.saturatedNanos(now),
+        cpuBoundSamples.sum(),
+        blockingSamples.sum(),
+        betweenTasksNanos.sum());
+  }
+
+  private String stateName() {
+    return switch (runState) {
+      case RUNNING -> "running";
+      case SHUTDOWN, STOP -> "shutting-down";
+      default -> "terminated";
+    };
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  @Override
+  public void shutdown() {
+    advanceState(SHUTDOWN);
+    wakeBlockedCallers();
+    ring.wakeAll(); // idle workers drain what is left and leave
+    tryTerminate();
+  }
+
+  /**
+   * Returns the tasks that never started, as objects the caller can act on: for a task given to
+   * {@code submit}, the {@code Future} lanes returned (already cancelled); for a task given to
+   * {@code execute}, the {@code Runnable} that was given (not decorated). A future that {@code
+   * CompletableFuture.runAsync/supplyAsync(.., lane)} made for such a task is cancelled where lanes
+   * can reach it.
+   */
+  @Override
+  public List<Runnable> shutdownNow() {
+    advanceState(STOP);
+    wakeBlockedCallers();
+    for (Worker w : workers) {
+      w.interruptNow();
+    }
+    ring.wakeAll();
+    List<Runnable> never = new ArrayList<>();
+    TaskRing.Taken tk = new TaskRing.Taken();
+    Object x;
+    while ((x = ring.pollClaimed(tk)) != null) {
+      LaneFuture<?> t = ownedEnvelope(x, tk);
+      if (t == null) {
+        continue; // a dead entry
+      }
+      releaseSlot();
+      returned.increment();
+      if (t.handedOut) {
+        never.add(t);
+        t.cancel(false); // no longer queued, so not counted again as cancelled
+      } else {
+        never.add(t.source);
+        ForeignFutures.cancel(t.source);
+      }
+      publish(t, "", -1, ticker.read(), -1, TaskOutcome.RETURNED);
+    }
+    tryTerminate();
+    return never;
+  }
+
+  private void wakeBlockedCallers() {
+    roomLock.lock();
+    try {
+      roomFreed.signalAll();
+    } finally {
+      roomLock.unlock();
+    }
+  }
+
+  private void advanceState(int target) {
+    mainLock.lock();
+    try {
+      if (runState < target) {
+        runState = target;
+      }
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  void tryTerminate() {
+    int rs = runState;
+    if (rs == RUNNING || rs == TERMINATED) {
+      return;
+    }
+    if (rs == SHUTDOWN && ring.hasClaimed()) {
+      if (!elastic) {
+        if (liveWorkers.get() == 0) {
+          // an entry appended as the last worker left: start one to drain it
+          startCoreWorker();
+        }
+        return; // core workers drain it, and try again when they leave
+      }
+      dispatch();
+      if (ring.hasClaimed() || permits.get() != 0) {
+        return; // a worker will drain it and try again when it leaves
+      }
+      // the ring emptied meanwhile and nobody runs: terminate
+    }
+    if (liveWorkers.get() != 0 || (elastic && permits.get() != 0)) {
+      return;
+    }
+    mainLock.lock();
+    try {
+      if (runState != TERMINATED
+          && liveWorkers.get() == 0
+          && (!elastic || permits.get() == 0)
+          && (runState == STOP || !ring.hasClaimed())) {
+        runState = TERMINATED;
+        terminatedCondition.signalAll();
+        health.unregister();
+      }
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return runState >= SHUTDOWN;
+  }
+
+  @Override
+  public boolean isTerminated() {
+    return runState == TERMINATED;
+  }
+
+  @Override
+  public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    long nanos = unit.toNanos(timeout);
+    mainLock.lock();
+    try {
+      while (runState != TERMINATED) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = terminatedCondition.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    boolean interrupted = false;
+    shutdown();
+    while (!isTerminated()) {
+      try {
+        awaitTermination(1, TimeUnit.DAYS);
+      } catch (InterruptedException e) {
+        if (!interrupted) {
+          shutdownNow();
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ---------------------------------------------------------------- health hooks
+
+  /** Re-evaluates health now (the health thread does this every 100 ms; tests may call it). */
+  public void checkHealth() {
+    Deadlocks.check(HealthMonitor.registeredLanes());
+    health.tick(ticker.read());
+  }
+
+  boolean isShutdownNowOrTerminated() {
+    return runState >= STOP;
+  }
+
+  /** No worker or permit is free to start a queued task. */
+  boolean noFreeCapacity() {
+    if (elastic) {
+      return permits.get() >= concurrency;
+    }
+    return workers.size() >= concurrency;
+  }
+
+  /**
+   * Deadlock FAIL, first half: takes the tasks of a proven cycle that are still queued here out of
+   * the queue (they keep their slots), so that no worker freed by a failure — in this lane or
+   * another lane of the cycle — can run one of them in between. Runs no user code.
+   */
+  List<LaneFuture<?>> claimQueued(List<LaneFuture<?>> awaited) {
+    List<LaneFuture<?>> claimed = new ArrayList<>(awaited.size());
+    for (LaneFuture<?> e : awaited) {
+      if (e.tryKill()) { // else started or handled meanwhile
+        deadEntries.incrementAndGet(); // its ring entry
+        claimed.add(e);
+      }
+    }
+    return claimed;
+  }
+
+  /**
+   * Deadlock FAIL, second half: fails the claimed tasks (outcome DEADLOCK); completing their
+   * futures runs user code, and releases the workers that waited on them.
+   */
+  void failClaimed(List<LaneFuture<?>> claimed) {
+    for (LaneFuture<?> e : claimed) {
+      releaseSlot();
+      rejected.get(TaskOutcome.DEADLOCK).increment();
+      LaneRejectedException ex = new LaneRejectedException(
+          name, TaskOutcome.DEADLOCK, queueCapacity, queuedCount(), running());
+      if (e.handedOut) {
+        e.fail(ex);
+      } else {
+        endForeign(e, ex);
+      }
+      publish(e, "", -1, ticker.read(), -1, TaskOutcome.DEADLOCK);
+    }
+    if (runState >= SHUTDOWN) {
+      tryTerminate();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + concurrency
+        + ", queued " + queuedCount() + "/" + queueCapacity + ", running " + running()
+        + ", submitted " + submittedCount() + ", rejected " + rejectedCount() + "]";
+  }
+}

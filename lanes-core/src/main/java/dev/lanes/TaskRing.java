@@ -1,0 +1,386 @@
+package dev.lanes;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The hand-off between a lane's submitters and its workers: a bounded multi-producer,
+ * multi-consumer ring of tasks, each with its acceptance stamp riding in its slot, so that a plain
+ * {@code execute(Runnable)} needs no object of lanes' own.
+ *
+ * <p><b>Concurrency design.</b> The ring is Dmitry Vyukov's bounded MPMC queue: every slot has a
+ * sequence number; a producer claims position {@code p} by CAS on {@code tail} when slot {@code p
+ * & mask} has sequence {@code p}, writes the item and stamp with plain stores and publishes them
+ * with a release store of sequence {@code p + 1}; a consumer claims position {@code p} by CAS on
+ * {@code head} when the slot has sequence {@code p + 1}, reads the item and frees the slot for the
+ * next lap with a release store of {@code p + capacity}. Producers contend only on {@code tail},
+ * consumers only on {@code head}; there is no lock, and a producer touches no line a consumer
+ * writes except the slot it fills. The release/acquire pairs on the sequence give the
+ * happens-before edges submit → dequeue and dequeue → next producer of the slot.
+ *
+ * <p><b>Invariants.</b> {@code head ≤ tail ≤ head + capacity} at every instant each is read alone;
+ * {@code tail − head} counts claimed positions, including one whose item is still being written
+ * (its producer is between its CAS and its release store) — so "{@code tail > head}" means "an
+ * item is here or about to be", which is what the idle protocol needs. The ring holds entries, not
+ * promises: an entry may be dead (its task was cancelled or claimed while queued; see {@link
+ * LaneFuture}), and whoever dequeues a dead entry drops it. Admission (how many tasks a lane holds)
+ * is counted by the lane, not here; the ring only has to have room for every admitted task plus
+ * dead entries, see {@link LaneExecutor}.
+ *
+ * <p><b>Idle protocol.</b> A worker that finds the ring empty announces itself in {@code idle}
+ * (an atomic increment, a full fence) and then re-reads {@code tail}; a producer, after its CAS on
+ * {@code tail} (also a full fence), reads {@code idle}. By the total order of these volatile
+ * operations at least one of the two sees the other: the worker sees the new tail and does not
+ * park, or the producer sees the idle worker and wakes one. See {@link #awaitItem}.
+ *
+ * <p><b>Failure model.</b> Nothing here calls user code or allocates after construction; the only
+ * exception is an {@code InterruptedException}-free park, so a worker's wait ends by an unpark,
+ * a timeout, or a spurious wake-up (re-checked).
+ */
+final class TaskRing {
+  private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(int[].class);
+  private static final VarHandle ITEM = MethodHandles.arrayElementVarHandle(Object[].class);
+  private static final VarHandle HEAD;
+  private static final VarHandle TAIL;
+
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      HEAD = l.findVarHandle(HeadField.class, "head", long.class);
+      TAIL = l.findVarHandle(TailField.class, "tail", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Padding keeps {@code head} and {@code tail} off each other's cache line. */
+  @SuppressWarnings("unused")
+  static class Pad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+  }
+
+  static class HeadField extends Pad0 {
+    volatile long head;
+  }
+
+  @SuppressWarnings("unused")
+  static class Pad1 extends HeadField {
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32, p33, p34, p35;
+  }
+
+  static class TailField extends Pad1 {
+    volatile long tail;
+  }
+
+  @SuppressWarnings("unused")
+  static final class Positions extends TailField {
+    long p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p50, p51, p52, p53, p54, p55;
+  }
+
+  private final Positions pos = new Positions();
+  private final int mask;
+  /** Per slot, the position it waits for, truncated to an int (differences stay exact). */
+  private final int[] seq;
+  private final Object[] items;
+  private final long[] stamps;
+
+  TaskRing(int capacity) {
+    int cap = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
+    if (cap <= 0) {
+      throw new IllegalArgumentException("ring capacity too large: " + capacity);
+    }
+    this.mask = cap - 1;
+    this.seq = new int[cap];
+    this.items = new Object[cap];
+    this.stamps = new long[cap];
+    for (int i = 0; i < cap; i++) {
+      seq[i] = i;
+    }
+  }
+
+  /** Bytes the ring allocates up front for {@code capacity} (for the lane's heap check). */
+  static long bytesFor(int capacity) {
+    long cap = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
+    return cap * (4 + 4 + 8); // sequence, reference (compressed), stamp
+  }
+
+  int capacity() {
+    return mask + 1;
+  }
+
+  /**
+   * Appends {@code item} with {@code stamp}; returns its position (from 0), or -1 if the ring is
+   * full.
+   */
+  long offer(Object item, long stamp) {
+    Positions p = pos;
+    long t = (long) TAIL.getOpaque(p);
+    for (; ; ) {
+      int i = (int) t & mask;
+      int s = (int) SEQ.getAcquire(seq, i);
+      int dif = s - (int) t;
+      if (dif == 0) {
+        long witness = (long) TAIL.compareAndExchange(p, t, t + 1);
+        if (witness == t) {
+          if (item instanceof LaneFuture<?> f && f.id == 0) {
+            f.id = t + 1; // its number: the position it first took (kept if it is moved)
+          }
+          items[i] = item;
+          stamps[i] = stamp;
+          SEQ.setRelease(seq, i, (int) (t + 1));
+          return t;
+        }
+        t = witness;
+      } else if (dif < 0) {
+        return -1; // the slot of this lap is still occupied: full
+      } else {
+        t = (long) TAIL.getOpaque(p);
+      }
+    }
+  }
+
+  /**
+   * Takes the oldest entry, or returns null if none is published. The stamp of the entry taken
+   * is left in {@code into.stamp} and its position in {@code into.position}.
+   */
+  Object poll(Taken into) {
+    Positions p = pos;
+    long h = (long) HEAD.getOpaque(p);
+    for (; ; ) {
+      int i = (int) h & mask;
+      int s = (int) SEQ.getAcquire(seq, i);
+      int dif = s - (int) (h + 1);
+      if (dif == 0) {
+        long witness = (long) HEAD.compareAndExchange(p, h, h + 1);
+        if (witness == h) {
+          Object item = items[i];
+          into.stamp = stamps[i];
+          into.position = h;
+          items[i] = null;
+          SEQ.setRelease(seq, i, (int) (h + mask + 1));
+          return item;
+        }
+        h = witness;
+      } else if (dif < 0) {
+        return null; // not published yet (or empty)
+      } else {
+        h = (long) HEAD.getOpaque(p);
+      }
+    }
+  }
+
+  /**
+   * Takes the oldest entry; if one is claimed but not yet published, waits the few instructions
+   * until it is. Returns null only when nothing is claimed at all.
+   */
+  Object pollClaimed(Taken into) {
+    for (; ; ) {
+      Object item = poll(into);
+      if (item != null || !hasClaimed()) {
+        return item;
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  /** True if some position is claimed and not yet taken (see the class comment). */
+  boolean hasClaimed() {
+    return (long) TAIL.getVolatile(pos) > (long) HEAD.getVolatile(pos);
+  }
+
+  /** Claimed positions not yet taken, dead entries included; approximate under concurrency. */
+  int size() {
+    long h = (long) HEAD.getVolatile(pos);
+    long t = (long) TAIL.getVolatile(pos);
+    return (int) Math.max(0, Math.min(capacity(), t - h));
+  }
+
+  /** Entries ever appended (positions claimed). */
+  long appended() {
+    return (long) TAIL.getVolatile(pos);
+  }
+
+  /**
+   * The entry at the head and its stamp, without taking it; racy (it may be taken meanwhile, and
+   * then this returns what the slot holds at that moment, possibly null).
+   */
+  Object peek(Taken into) {
+    long h = (long) HEAD.getVolatile(pos);
+    int i = (int) h & mask;
+    if ((int) SEQ.getAcquire(seq, i) != (int) (h + 1)) {
+      return null;
+    }
+    into.stamp = stamps[i];
+    into.position = h;
+    return items[i];
+  }
+
+  // ---------------------------------------------------------------- idle workers
+
+  /**
+   * How long a worker that found the ring empty keeps looking before it parks: a short spin costs
+   * a little CPU and saves the producer an unpark (a system call) when work arrives at once.
+   */
+  static final int SPINS = Integer.getInteger("lanes.idleSpins", 64);
+
+  /** Workers announced idle (parked or about to park); read by producers after every append. */
+  private final AtomicInteger idleCount = new AtomicInteger();
+
+  private final ReentrantLock idleLock = new ReentrantLock();
+
+  /** Top of the stack of idle workers, linked by {@link Worker#nextIdle}; guarded by idleLock. */
+  private Worker idleTop;
+
+  /**
+   * Producer side, after an append: wakes one idle worker if there is one; true if it woke one.
+   * One volatile read when no worker is idle.
+   */
+  boolean wakeIdle() {
+    if (idleCount.get() == 0) {
+      return false;
+    }
+    Worker w;
+    idleLock.lock();
+    try {
+      w = idleTop;
+      if (w == null) {
+        return false;
+      }
+      idleTop = w.nextIdle;
+      w.nextIdle = null;
+      w.idle = false;
+      idleCount.decrementAndGet();
+    } finally {
+      idleLock.unlock();
+    }
+    LockSupport.unpark(w.thread);
+    return true;
+  }
+
+  /**
+   * Bumped by {@link #wakeAll} before it wakes anyone; a worker about to park re-reads it after it
+   * announced itself idle, so a wake-all that found no idle worker is never missed (the same
+   * pairing of volatile operations as for producers, see the class comment).
+   */
+  private final AtomicInteger wakeAllEpoch = new AtomicInteger();
+
+  /** Wakes every idle worker, and every worker about to park (shutdown, a change of concurrency). */
+  void wakeAll() {
+    wakeAllEpoch.incrementAndGet();
+    while (wakeIdle()) {
+      // each call wakes one
+    }
+  }
+
+  /** Workers idle now; approximate. */
+  int idleWorkers() {
+    return idleCount.get();
+  }
+
+  /** The wake-all epoch, to be read before the worker reads its lane's state (see await). */
+  int epoch() {
+    return wakeAllEpoch.get();
+  }
+
+  /**
+   * Worker side: waits until an entry may be here, a producer or {@link #wakeAll} woke this
+   * worker, or {@code timeoutNanos} passed ({@code < 0}: no timeout). Returns true unless it
+   * timed out with nothing claimed. Spins {@link #SPINS} times before it announces itself idle.
+   * {@code epoch} is {@link #epoch()} as read before the worker last read its lane's state, so a
+   * wake-all (which follows every change of that state) after that read is never missed.
+   */
+  boolean await(Worker w, long timeoutNanos, int epoch) {
+    for (int i = 0; i < SPINS; i++) {
+      if (hasClaimed()) {
+        return true;
+      }
+      Thread.onSpinWait();
+    }
+    idleLock.lock();
+    try {
+      w.idle = true;
+      w.nextIdle = idleTop;
+      idleTop = w;
+      idleCount.incrementAndGet(); // the fence before the re-check below (see the class comment)
+    } finally {
+      idleLock.unlock();
+    }
+    long deadline = timeoutNanos < 0 ? 0 : System.nanoTime() + timeoutNanos;
+    boolean timedOut = false;
+    while (w.idle) {
+      if (hasClaimed() || wakeAllEpoch.get() != epoch) {
+        break;
+      }
+      if (timeoutNanos < 0) {
+        LockSupport.park(this);
+      } else {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          timedOut = true;
+          break;
+        }
+        LockSupport.parkNanos(this, left);
+      }
+      // An idle worker has no task an interrupt could be meant for (shutdownNow also wakes it):
+      // clear the flag, or park would return at once for ever.
+      Thread.interrupted();
+    }
+    if (w.idle) { // not woken by anyone: take this worker off the stack
+      idleLock.lock();
+      try {
+        if (w.idle) {
+          Worker prev = null;
+          for (Worker x = idleTop; x != null; prev = x, x = x.nextIdle) {
+            if (x == w) {
+              if (prev == null) {
+                idleTop = w.nextIdle;
+              } else {
+                prev.nextIdle = w.nextIdle;
+              }
+              break;
+            }
+          }
+          w.nextIdle = null;
+          w.idle = false;
+          idleCount.decrementAndGet();
+        } else {
+          timedOut = false; // woken just now: a producer counts on this worker
+        }
+      } finally {
+        idleLock.unlock();
+      }
+    }
+    return !timedOut || hasClaimed() || wakeAllEpoch.get() != epoch;
+  }
+
+  /**
+   * Calls {@code action} with each entry between head and tail at the moment of the call, read
+   * racily (an entry may be taken or replaced meanwhile; a slot being written is skipped). For
+   * diagnostics only.
+   */
+  void forEachEntry(java.util.function.Consumer<Object> action) {
+    long h = (long) HEAD.getVolatile(pos);
+    long t = (long) TAIL.getVolatile(pos);
+    for (long p = h; p < t && p < h + capacity(); p++) {
+      int i = (int) p & mask;
+      if ((int) SEQ.getAcquire(seq, i) == (int) (p + 1)) {
+        Object x = ITEM.getAcquire(items, i);
+        if (x != null) {
+          action.accept(x);
+        }
+      }
+    }
+  }
+
+  /** Where a taken entry's stamp and position are left (one per taking thread). */
+  static final class Taken {
+    long stamp;
+    long position;
+    // written per task by its worker: keep other threads' data off its cache line
+    @SuppressWarnings("unused")
+    private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14;
+  }
+}

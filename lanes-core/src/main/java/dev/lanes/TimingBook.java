@@ -1,0 +1,300 @@
+package dev.lanes;
+
+import java.util.concurrent.locks.ReentrantLock;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.WriterReaderPhaser;
+
+/**
+ * Where a lane's workers record each task's queue wait, run time, CPU time and outcome, and where
+ * readers turn them into {@link Timings}.
+ *
+ * <p><b>Concurrency design.</b> Recording is single-writer and takes no lock: a worker claims a
+ * {@link Tally} of its own when it starts ({@link #claim}) and gives it back when it leaves, and
+ * writes into the tally's active buffer inside a {@link WriterReaderPhaser} critical section (two
+ * uncontended atomic increments on the tally's own phaser). A reader swaps the active and inactive
+ * buffers under the phaser's reader lock, flips the phase (waiting for a writer still in the old
+ * buffer), and then drains the old buffer at leisure — HdrHistogram's own {@code Recorder}
+ * pattern. Tallies are separate objects with their histograms' arrays between them, so two
+ * workers never write the same cache line. A writer without a tally of its own (more workers
+ * than tallies, or a caller running a task under the caller-runs policy) records into the
+ * {@code shared} tally under its lock.
+ *
+ * <p>Readers serialise on {@code readLock}: a read drains every tally into the since-start and
+ * current-interval accumulators and rotates the interval when {@code intervalNanos} has passed.
+ * Figures are therefore exact for the tasks whose record ended before the read, and a task
+ * recorded during a read lands in this read or the next, never both. Outcome counts live in the
+ * same buffers, so a task's outcome and its timings are always read together.
+ *
+ * <p><b>Failure model.</b> Recording allocates only when a histogram grows its array (auto-resize);
+ * an {@code OutOfMemoryError} there ends the worker through the lane's exit path, and the buffer
+ * stays consistent for the reader (the phaser's exit runs in a finally).
+ */
+final class TimingBook {
+
+  private static final int DIGITS = 2;
+
+  private final Tally[] tallies;
+  private final Tally shared = new Tally();
+  private final ReentrantLock sharedLock = new ReentrantLock();
+  private final long intervalNanos;
+  private final long startNanos;
+
+  private final ReentrantLock readLock = new ReentrantLock();
+  /** Guarded by readLock. */
+  private final Acc total = new Acc();
+  /** Guarded by readLock. */
+  private final Acc current = new Acc();
+  private long intervalStart;
+  private Timings recent;
+  private boolean intervalCompleted;
+
+  TimingBook(int tallyCount, long intervalNanos, long startNanos) {
+    this.tallies = new Tally[tallyCount];
+    for (int i = 0; i < tallyCount; i++) {
+      tallies[i] = new Tally();
+    }
+    this.intervalNanos = intervalNanos;
+    this.startNanos = startNanos;
+    this.intervalStart = startNanos;
+    this.recent = Timings.EMPTY;
+  }
+
+  /** A free tally for one writer, or null if every tally is taken (then records go shared). */
+  Tally claim() {
+    for (Tally t : tallies) {
+      if (t.tryClaim()) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** Gives a claimed tally back (its figures stay in it until the next read drains them). */
+  void release(Tally t) {
+    if (t != null) {
+      t.release();
+    }
+  }
+
+  /**
+   * Records one task that ran; {@code cpuNanos < 0} means not measured; {@code outcome} indexes
+   * the outcome counts (0 completed, 1 failed, 2 cancelled). {@code own} is the writer's claimed
+   * tally, or null.
+   */
+  void record(Tally own, long waitNanos, long runNanos, long cpuNanos, int outcome) {
+    if (own != null) {
+      own.record(waitNanos, runNanos, cpuNanos, outcome);
+      return;
+    }
+    sharedLock.lock();
+    try {
+      shared.record(waitNanos, runNanos, cpuNanos, outcome);
+    } finally {
+      sharedLock.unlock();
+    }
+  }
+
+  /** Cumulative outcome counts of the tasks that ran: completed, failed, cancelled. */
+  long[] outcomes() {
+    readLock.lock();
+    try {
+      drain();
+      return total.outcomes.clone();
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  /** Since-start and recent timings as of {@code now}. */
+  Timings[] read(long now) {
+    readLock.lock();
+    try {
+      drain();
+      if (now - intervalStart >= intervalNanos) {
+        recent = current.toTimings(now - intervalStart);
+        current.reset();
+        intervalStart = now;
+        intervalCompleted = true;
+      }
+      Timings sinceStart = total.toTimings(now - startNanos);
+      Timings shownRecent = intervalCompleted ? recent : current.toTimings(now - intervalStart);
+      return new Timings[] {sinceStart, shownRecent};
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  /** Cumulative count, wait and run sums (for the health monitor's windows). */
+  long[] sums() {
+    readLock.lock();
+    try {
+      drain();
+      return new long[] {total.count, total.waitSum, total.runSum};
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  /** Guarded by readLock. */
+  private void drain() {
+    for (Tally t : tallies) {
+      t.drainInto(total, current);
+    }
+    shared.drainInto(total, current);
+  }
+
+  /**
+   * One writer's buffers. Written by its claimant only (or under the book's shared lock); read by
+   * the book's reader through the phaser swap.
+   */
+  static final class Tally {
+    private static final java.lang.invoke.VarHandle OWNED;
+
+    static {
+      try {
+        OWNED = java.lang.invoke.MethodHandles.lookup()
+            .findVarHandle(Tally.class, "owned", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private final WriterReaderPhaser phaser = new WriterReaderPhaser();
+    private volatile Acc active = new Acc();
+    /** Guarded by the phaser's reader lock. */
+    private Acc inactive = new Acc();
+    @SuppressWarnings("unused") // accessed through OWNED
+    private volatile int owned;
+
+    boolean tryClaim() {
+      return OWNED.compareAndSet(this, 0, 1);
+    }
+
+    void release() {
+      owned = 0;
+    }
+
+    void record(long waitNanos, long runNanos, long cpuNanos, int outcome) {
+      long e = phaser.writerCriticalSectionEnter();
+      try {
+        Acc a = active;
+        a.add(waitNanos, runNanos, cpuNanos);
+        a.outcomes[outcome]++;
+      } finally {
+        phaser.writerCriticalSectionExit(e);
+      }
+    }
+
+    /** Swaps the buffers and adds what the old one holds into both accumulators. */
+    void drainInto(Acc total, Acc current) {
+      phaser.readerLock();
+      try {
+        Acc old = active;
+        active = inactive;
+        phaser.flipPhase();
+        if (old.count > 0) {
+          total.addAll(old);
+          current.addAll(old);
+          old.reset();
+        }
+        inactive = old;
+      } finally {
+        phaser.readerUnlock();
+      }
+    }
+  }
+
+  /** Histograms, exact sums and outcome counts; not thread-safe (see the class comment). */
+  private static final class Acc {
+    final long[] outcomes = new long[3];
+    final Histogram wait = new Histogram(DIGITS);
+    final Histogram run = new Histogram(DIGITS);
+    final Histogram cpu = new Histogram(DIGITS);
+    long count;
+    long waitSum;
+    long runSum;
+    long waitMax;
+    long runMax;
+    long cpuCount;
+    long cpuSum;
+    long cpuMax;
+    long cpuRunSum;
+
+    void add(long waitNanos, long runNanos, long cpuNanos) {
+      long w = Math.max(0, waitNanos);
+      long r = Math.max(0, runNanos);
+      wait.recordValue(w);
+      run.recordValue(r);
+      count++;
+      waitSum += w;
+      runSum += r;
+      if (w > waitMax) {
+        waitMax = w;
+      }
+      if (r > runMax) {
+        runMax = r;
+      }
+      if (cpuNanos >= 0) {
+        cpu.recordValue(cpuNanos);
+        cpuCount++;
+        cpuSum += cpuNanos;
+        cpuRunSum += r;
+        if (cpuNanos > cpuMax) {
+          cpuMax = cpuNanos;
+        }
+      }
+    }
+
+    void addAll(Acc o) {
+      for (int i = 0; i < outcomes.length; i++) {
+        outcomes[i] += o.outcomes[i];
+      }
+      wait.add(o.wait);
+      run.add(o.run);
+      cpu.add(o.cpu);
+      count += o.count;
+      waitSum += o.waitSum;
+      runSum += o.runSum;
+      waitMax = Math.max(waitMax, o.waitMax);
+      runMax = Math.max(runMax, o.runMax);
+      cpuCount += o.cpuCount;
+      cpuSum += o.cpuSum;
+      cpuMax = Math.max(cpuMax, o.cpuMax);
+      cpuRunSum += o.cpuRunSum;
+    }
+
+    void reset() {
+      java.util.Arrays.fill(outcomes, 0);
+      wait.reset();
+      run.reset();
+      cpu.reset();
+      count = waitSum = runSum = waitMax = runMax = 0;
+      cpuCount = cpuSum = cpuMax = cpuRunSum = 0;
+    }
+
+    Timings toTimings(long windowNanos) {
+      return new Timings(
+          dist(wait, count, waitSum, waitMax),
+          dist(run, count, runSum, runMax),
+          dist(cpu, cpuCount, cpuSum, cpuMax),
+          Math.max(0, windowNanos),
+          runSum,
+          cpuRunSum,
+          cpuSum);
+    }
+
+    private static Distribution dist(Histogram h, long n, long sum, long max) {
+      if (n == 0) {
+        return Distribution.EMPTY;
+      }
+      return new Distribution(
+          n,
+          (double) sum / n,
+          // A histogram reports a bucket's upper edge; never above the exact maximum.
+          Math.min(max, h.getValueAtPercentile(50)),
+          Math.min(max, h.getValueAtPercentile(90)),
+          Math.min(max, h.getValueAtPercentile(99)),
+          max);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Runs the jcstress tests of this module (lanes-core's hand-made lock-free protocols) in jcstress's
+ * "quick" mode, in a child JVM, and fails if any forbidden outcome was seen or a test errored. A
+ * longer run: {@code java -cp <classpath> org.openjdk.jcstress.Main -m default -t dev.lanes}.
+ */
+class JcstressTest {
+  private static final List<String> TESTS = List.of("CancelInterruptStress", "RingStress.Producers",
+      "RingStress.Consumers", "RingStress.HandOff",
+      "IdleWakeStress", "WakeAllStress", "TakeOrKillStress");
+
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  void noForbiddenOutcomeInTheLockFreeProtocols() throws Exception {
+    Path work = Files.createDirectories(Path.of("target", "jcstress"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-cp", absoluteClassPath(),
+            "org.openjdk.jcstress.Main", "-v", "-m", "quick", "-t", "dev\\.lanes\\..*Stress",
+            "-r", work.resolve("report").toString(),
+            "-jvmArgsPrepend", "--enable-native-access=ALL-UNNAMED")
+        .directory(work.toFile()) // jcstress leaves its result blob in the working directory
+        .redirectErrorStream(true)
+        .start();
+    String out;
+    try (var in = p.getInputStream()) {
+      out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    String results = out.contains("RUN RESULTS:") ? out.substring(out.indexOf("RUN RESULTS:")) : out;
+    System.out.println(results);
+    for (String test : TESTS) {
+      assertThat(results).as("jcstress output").contains("[OK] dev.lanes." + test);
+    }
+    assertThat(results).contains("Failed tests: No matches.").contains("Error tests: No matches.");
+    assertThat(p.exitValue()).isZero();
+  }
+
+  /** The class path with absolute entries, since the child JVM runs in another directory. */
+  private static String absoluteClassPath() {
+    StringBuilder cp = new StringBuilder();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (!cp.isEmpty()) {
+        cp.append(File.pathSeparator);
+      }
+      cp.append(Path.of(entry).toAbsolutePath());
+    }
+    return cp.toString();
+  }
+}
