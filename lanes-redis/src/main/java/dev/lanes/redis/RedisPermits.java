@@ -1,0 +1,248 @@
+package dev.lanes.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The global permits of one shared cap, kept on Redis: three atomic Lua scripts (acquire, release,
+ * renew) over a sorted set of holders and a sorted set of waiters. This is the low-level part that
+ * {@link SharedCap} drives; it is public so that tests and the lab can measure it on its own.
+ *
+ * <p>Model. A permit is a member of the holders set whose score is its lease's expiry in
+ * milliseconds on Redis's own clock ({@code TIME} inside the script, never the client's). Every
+ * script first drops the holders whose lease has lapsed, so no permit outlives its lease by more
+ * than the time until the next call (and none is counted once lapsed). A waiter is a member of the
+ * waiters set scored by a ticket from a counter: the lowest ticket has waited longest. Acquire
+ * grants a waiter only if its rank among the waiters is below {@code cap − holders}: oldest waiter
+ * first across every instance. A waiter that stops asking lapses after its own lease.
+ *
+ * <p>Calls. Every call is asynchronous (Lettuce on one Netty connection, commands pipelined in
+ * order) and has a timeout ({@link #callTimeout}); while the connection is down, calls fail at
+ * once instead of queueing. Scripts are sent by SHA and re-sent in full after Redis lost its script
+ * cache (a restart). A reply never arrives on a caller's thread: callers must not block in the
+ * stages they attach (they run on Lettuce's I/O thread).
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public final class RedisPermits implements AutoCloseable {
+
+  /** What an acquire call answered. */
+  public record Acquired(boolean granted, long holders, long waiters, long rank) {}
+
+  /** What a renew call answered: holders and waiters now, and the ids that had to be put back. */
+  public record Renewed(long holders, long waiters, List<String> reinstated) {}
+
+  private static final Script ACQUIRE = Script.load("acquire.lua");
+  private static final Script RELEASE = Script.load("release.lua");
+  private static final Script RENEW = Script.load("renew.lua");
+
+  private final String name;
+  private final String[] keys;
+  private final String channel;
+  private final Duration callTimeout;
+  private final ClientResources resources;
+  private final RedisClient client;
+  private volatile StatefulRedisConnection<String, String> connection;
+  private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+
+  /**
+   * Permits for the cap named {@code name} on the Redis at {@code uri}. Connects lazily: call
+   * {@link #connect()} (it may fail while Redis is down, and may be called again later).
+   *
+   * @param callTimeout the most any call may take, connecting included
+   */
+  public RedisPermits(String uri, String name, Duration callTimeout) {
+    this.name = Objects.requireNonNull(name, "name");
+    this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
+    String prefix = "lanes:{" + name + "}:";
+    this.keys = new String[] {prefix + "holders", prefix + "waiters", prefix + "waiter-expiry",
+        prefix + "tickets"};
+    this.channel = prefix + "released";
+    // One I/O thread is plenty for a few calls per task; reconnect quickly (a fixed 100 ms) so that
+    // recovery after an outage is not delayed by Lettuce's default backoff of up to 30 s.
+    this.resources = ClientResources.builder()
+        .ioThreadPoolSize(1)
+        .computationThreadPoolSize(1)
+        .reconnectDelay(Delay.constant(100, TimeUnit.MILLISECONDS))
+        .build();
+    this.client = RedisClient.create(resources, RedisURI.create(uri));
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(true)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(callTimeout))
+        .socketOptions(SocketOptions.builder().connectTimeout(callTimeout).build())
+        .build());
+    client.setDefaultTimeout(callTimeout);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Duration callTimeout() {
+    return callTimeout;
+  }
+
+  /** Whether a connection was made (it may be reconnecting now). */
+  public boolean connected() {
+    StatefulRedisConnection<String, String> c = connection;
+    return c != null && c.isOpen();
+  }
+
+  /**
+   * Connects if not yet connected (blocking, at most about {@link #callTimeout} per connection),
+   * and subscribes {@code onRelease} to the release notices of this cap. Lettuce reconnects by
+   * itself afterwards.
+   *
+   * @throws io.lettuce.core.RedisException when Redis cannot be reached now
+   */
+  public synchronized void connect(Runnable onRelease) {
+    if (connection == null) {
+      connection = client.connect();
+    }
+    if (pubSub == null) {
+      StatefulRedisPubSubConnection<String, String> ps = client.connectPubSub();
+      ps.addListener(new RedisPubSubAdapter<>() {
+        @Override
+        public void message(String ch, String message) {
+          onRelease.run();
+        }
+      });
+      ps.sync().subscribe(channel);
+      pubSub = ps;
+    }
+  }
+
+  /**
+   * Asks for a permit for {@code waiterId}; when granted, the waiter id is the permit id. Asking
+   * again with the same id keeps the waiter's place (and renews its waiter lease); asking again
+   * after a grant whose reply was lost returns the same grant.
+   */
+  public CompletionStage<Acquired> acquire(String waiterId, int cap, Duration lease,
+      Duration waiterLease) {
+    return eval(ACQUIRE, String.valueOf(cap), String.valueOf(lease.toMillis()), waiterId,
+        String.valueOf(waiterLease.toMillis()), channel)
+        .thenApply(reply -> {
+          List<?> r = (List<?>) reply;
+          boolean granted = ((Long) r.get(0)) == 1L;
+          return new Acquired(granted, (Long) r.get(1), (Long) r.get(3),
+              granted ? 0 : (Long) r.get(2));
+        });
+  }
+
+  /** Releases permits and withdraws waiters; answers how many permits were released. */
+  public CompletionStage<Long> release(List<String> ids) {
+    String[] args = new String[ids.size() + 1];
+    args[0] = channel;
+    for (int i = 0; i < ids.size(); i++) {
+      args[i + 1] = ids.get(i);
+    }
+    return eval(RELEASE, args).thenApply(reply -> (Long) reply);
+  }
+
+  /** Renews the leases of {@code ids}, putting back any that had lapsed or were lost. */
+  public CompletionStage<Renewed> renew(List<String> ids, Duration lease) {
+    String[] args = new String[ids.size() + 2];
+    args[0] = String.valueOf(lease.toMillis());
+    args[1] = channel;
+    for (int i = 0; i < ids.size(); i++) {
+      args[i + 2] = ids.get(i);
+    }
+    return eval(RENEW, args).thenApply(reply -> {
+      List<?> r = (List<?>) reply;
+      List<String> back = new ArrayList<>();
+      for (Object o : (List<?>) r.get(2)) {
+        back.add(o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : o.toString());
+      }
+      return new Renewed((Long) r.get(0), (Long) r.get(1), List.copyOf(back));
+    });
+  }
+
+  private CompletableFuture<Object> eval(Script script, String... args) {
+    StatefulRedisConnection<String, String> c = connection;
+    if (c == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("not connected to Redis (cap \"" + name + "\")"));
+    }
+    RedisAsyncCommands<String, String> redis = c.async();
+    CompletableFuture<Object> first =
+        redis.<Object>evalsha(script.sha, ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    // After a restart Redis has forgotten the script: send it in full once (EVAL caches it again).
+    return first.handle((reply, failure) -> {
+      if (failure == null) {
+        return CompletableFuture.completedFuture(reply);
+      }
+      if (String.valueOf(unwrap(failure).getMessage()).startsWith("NOSCRIPT")) {
+        return redis.<Object>eval(script.source, ScriptOutputType.MULTI, keys, args)
+            .toCompletableFuture();
+      }
+      return CompletableFuture.<Object>failedFuture(unwrap(failure));
+    }).thenCompose(f -> f);
+  }
+
+  static Throwable unwrap(Throwable t) {
+    while ((t instanceof java.util.concurrent.CompletionException
+        || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /** Closes the connections and the client's threads (waits for them, at most a few seconds). */
+  @Override
+  public synchronized void close() {
+    if (pubSub != null) {
+      pubSub.close();
+    }
+    if (connection != null) {
+      connection.close();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+
+  private record Script(String source, String sha) {
+    static Script load(String file) {
+      try (InputStream in = RedisPermits.class.getResourceAsStream(file)) {
+        if (in == null) {
+          throw new IllegalStateException("lanes-redis: script " + file + " missing from the jar");
+        }
+        String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        return new Script(source, sha1(source));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    private static String sha1(String text) {
+      try {
+        byte[] d = java.security.MessageDigest.getInstance("SHA-1")
+            .digest(text.getBytes(StandardCharsets.UTF_8));
+        return java.util.HexFormat.of().formatHex(d);
+      } catch (java.security.NoSuchAlgorithmException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}

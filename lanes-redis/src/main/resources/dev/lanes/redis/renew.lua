@@ -1,0 +1,26 @@
+-- Renews the leases of the permits this instance's running tasks hold, and counts the others.
+-- A permit that is missing (its lease lapsed while its task ran, or Redis lost its data) is put
+-- back: the task is running, so the count of holders stays the count of running tasks, and no new
+-- grant is made until they are below the cap again.
+-- KEYS[1] holders, KEYS[2] waiters, KEYS[3] waiter expiry
+-- ARGV: lease ms, release channel, ids...
+-- Returns {holders, waiters, {ids put back}}.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(ARGV[1])
+local lapsed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 500)
+if #gone > 0 then
+  redis.call('ZREM', KEYS[2], unpack(gone))
+  redis.call('ZREM', KEYS[3], unpack(gone))
+end
+local reinstated = {}
+for i = 3, #ARGV do
+  if redis.call('ZADD', KEYS[1], now + lease, ARGV[i]) == 1 then
+    reinstated[#reinstated + 1] = ARGV[i]
+  end
+end
+if lapsed > #reinstated then
+  redis.call('PUBLISH', ARGV[2], lapsed - #reinstated)
+end
+return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), reinstated}
