@@ -158,7 +158,9 @@ public final class RedisPermits implements AutoCloseable {
     for (int i = 0; i < ids.size(); i++) {
       args[i + 1] = ids.get(i);
     }
-    return eval(RELEASE, args).thenApply(reply -> (Long) reply);
+    // With the MULTI output type an integer reply arrives as a list of one.
+    return eval(RELEASE, args)
+        .thenApply(reply -> reply instanceof List<?> l ? (Long) l.get(0) : (Long) reply);
   }
 
   /** Renews the leases of {@code ids}, putting back any that had lapsed or were lost. */
