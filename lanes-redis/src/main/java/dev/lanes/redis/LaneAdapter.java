@@ -39,16 +39,13 @@ final class LaneAdapter {
     return lane.isShutdown();
   }
 
+  /** Submits {@code task}, labelled when {@code label} is not null. */
   <T> CompletableFuture<T> submit(String label, Callable<T> task) {
-    return lane.submit(label, task);
+    return label == null ? lane.submit(task) : lane.submit(label, task);
   }
 
   /** Whether {@code failure} is the lane refusing a task (not the task failing). */
   static boolean isLaneRejection(Throwable failure) {
     return failure instanceof LaneRejectedException;
-  }
-
-  Lane lane() {
-    return lane;
   }
 }
