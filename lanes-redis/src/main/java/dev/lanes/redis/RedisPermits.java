@@ -79,11 +79,11 @@ public final class RedisPermits implements AutoCloseable {
     this.keys = new String[] {prefix + "holders", prefix + "waiters", prefix + "waiter-expiry",
         prefix + "tickets"};
     this.channel = prefix + "released";
-    // One I/O thread is plenty for a few calls per task; reconnect quickly (a fixed 100 ms) so that
+    // Two I/O threads (Lettuce's minimum) are plenty for a few calls per task; reconnect quickly (a fixed 100 ms) so that
     // recovery after an outage is not delayed by Lettuce's default backoff of up to 30 s.
     this.resources = ClientResources.builder()
-        .ioThreadPoolSize(1)
-        .computationThreadPoolSize(1)
+        .ioThreadPoolSize(2)
+        .computationThreadPoolSize(2)
         .reconnectDelay(Delay.constant(100, TimeUnit.MILLISECONDS))
         .build();
     this.client = RedisClient.create(resources, RedisURI.create(uri));
