@@ -33,9 +33,12 @@ import java.util.concurrent.TimeUnit;
  * milliseconds on Redis's own clock ({@code TIME} inside the script, never the client's). Every
  * script first drops the holders whose lease has lapsed, so no permit outlives its lease by more
  * than the time until the next call (and none is counted once lapsed). A waiter is a member of the
- * waiters set scored by a ticket from a counter: the lowest ticket has waited longest. Acquire
- * grants a waiter only if its rank among the waiters is below {@code cap − holders}: oldest waiter
- * first across every instance. A waiter that stops asking lapses after its own lease.
+ * waiters set scored by a ticket from a counter: the lowest ticket has waited longest. Whenever a
+ * script finds fewer than {@code cap} holders (after a release, a lapse, or new waiters), it hands
+ * the free permits to the oldest waiters, across every instance, and publishes each granted
+ * waiter's id on the cap's grant channel, so that its instance starts the task without asking
+ * again. A waiter that stops asking lapses after its own lease; instances must agree on the cap and
+ * the lease (a handoff uses the ones the latest acquire wrote).
  *
  * <p>Calls. Every call is asynchronous (Lettuce on one Netty connection, commands pipelined in
  * order) and has a timeout ({@link #callTimeout}); while the connection is down, calls fail at
@@ -47,8 +50,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisPermits implements AutoCloseable {
 
-  /** What an acquire call answered. */
-  public record Acquired(boolean granted, long holders, long waiters, long rank) {}
+  /**
+   * What an acquire call answered.
+   *
+   * @param holders permits held across instances after the call
+   * @param waiters waiters across instances after the call
+   * @param granted per waiter id asked for, in order: whether it holds a permit now
+   */
+  public record Acquired(long holders, long waiters, List<Boolean> granted) {}
 
   /** What a renew call answered: holders and waiters now, and the ids that had to be put back. */
   public record Renewed(long holders, long waiters, List<String> reinstated) {}
@@ -77,8 +86,8 @@ public final class RedisPermits implements AutoCloseable {
     this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
     String prefix = "lanes:{" + name + "}:";
     this.keys = new String[] {prefix + "holders", prefix + "waiters", prefix + "waiter-expiry",
-        prefix + "tickets"};
-    this.channel = prefix + "released";
+        prefix + "tickets", prefix + "settings"};
+    this.channel = prefix + "granted";
     // Two I/O threads (Lettuce's minimum) are plenty for a few calls per task; reconnect quickly (a fixed 100 ms) so that
     // recovery after an outage is not delayed by Lettuce's default backoff of up to 30 s.
     this.resources = ClientResources.builder()
@@ -112,12 +121,14 @@ public final class RedisPermits implements AutoCloseable {
 
   /**
    * Connects if not yet connected (blocking, at most about {@link #callTimeout} per connection),
-   * and subscribes {@code onRelease} to the release notices of this cap. Lettuce reconnects by
-   * itself afterwards.
+   * and subscribes {@code onGrant} to the grant notices of this cap: the id of every waiter (of any
+   * instance) that a release, a renewal or an acquire handed a permit to. Notices are a fast path
+   * only: one lost while the subscription reconnects is found by asking again. Lettuce reconnects
+   * by itself afterwards.
    *
    * @throws io.lettuce.core.RedisException when Redis cannot be reached now
    */
-  public synchronized void connect(Runnable onRelease) {
+  public synchronized void connect(java.util.function.Consumer<String> onGrant) {
     if (connection == null) {
       connection = client.connect();
     }
@@ -126,7 +137,7 @@ public final class RedisPermits implements AutoCloseable {
       ps.addListener(new RedisPubSubAdapter<>() {
         @Override
         public void message(String ch, String message) {
-          onRelease.run();
+          onGrant.accept(message);
         }
       });
       ps.sync().subscribe(channel);
@@ -135,20 +146,34 @@ public final class RedisPermits implements AutoCloseable {
   }
 
   /**
-   * Asks for a permit for {@code waiterId}; when granted, the waiter id is the permit id. Asking
-   * again with the same id keeps the waiter's place (and renews its waiter lease); asking again
-   * after a grant whose reply was lost returns the same grant.
+   * Asks for a permit for each of {@code waiterIds} (waiters of one instance); a waiter granted now
+   * or later holds the permit under its own id. Asking again with the same id keeps the waiter's
+   * place (and renews its waiter lease); asking again after a grant answers granted.
    */
-  public CompletionStage<Acquired> acquire(String waiterId, int cap, Duration lease,
+  public CompletionStage<Acquired> acquire(List<String> waiterIds, int cap, Duration lease,
       Duration waiterLease) {
-    return eval(ACQUIRE, String.valueOf(cap), String.valueOf(lease.toMillis()), waiterId,
-        String.valueOf(waiterLease.toMillis()), channel)
-        .thenApply(reply -> {
-          List<?> r = (List<?>) reply;
-          boolean granted = ((Long) r.get(0)) == 1L;
-          return new Acquired(granted, (Long) r.get(1), (Long) r.get(3),
-              granted ? 0 : (Long) r.get(2));
-        });
+    String[] args = new String[waiterIds.size() + 4];
+    args[0] = String.valueOf(cap);
+    args[1] = String.valueOf(lease.toMillis());
+    args[2] = String.valueOf(waiterLease.toMillis());
+    args[3] = channel;
+    for (int i = 0; i < waiterIds.size(); i++) {
+      args[i + 4] = waiterIds.get(i);
+    }
+    return eval(ACQUIRE, args).thenApply(reply -> {
+      List<?> r = (List<?>) reply;
+      List<Boolean> granted = new ArrayList<>(waiterIds.size());
+      for (int i = 2; i < r.size(); i++) {
+        granted.add(((Long) r.get(i)) == 1L);
+      }
+      return new Acquired((Long) r.get(0), (Long) r.get(1), List.copyOf(granted));
+    });
+  }
+
+  /** Asks for one permit; see {@link #acquire(List, int, Duration, Duration)}. */
+  public CompletionStage<Boolean> acquire(String waiterId, int cap, Duration lease,
+      Duration waiterLease) {
+    return acquire(List.of(waiterId), cap, lease, waiterLease).thenApply(a -> a.granted().get(0));
   }
 
   /** Releases permits and withdraws waiters; answers how many permits were released. */

@@ -23,7 +23,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,9 +54,11 @@ import org.HdrHistogram.Histogram;
  * <p>State and locking. The queue, the outstanding waiters, the running permits, the health and
  * the counts are guarded by {@code lock}. Calls to Redis are never made under the lock; their
  * replies are handled on this shared cap's own scheduler thread ({@code lanes-redis-<name>}), which
- * also renews leases, probes Redis while it is away and retries waiters. Release notices from Redis
- * (pub/sub) wake the waiters at once; a retry every {@code retryInterval} covers lost notices and
- * permits freed by a lapsed lease.
+ * also renews leases, probes Redis while it is away and asks again for waiting permits. A permit
+ * freed anywhere (a release, a lapsed lease) is handed by the script itself to the oldest waiter,
+ * and Redis publishes the grant (pub/sub) so its instance starts the task without polling; asking
+ * again every {@code retryInterval} keeps the waiters' places and finds a grant whose notice was
+ * lost.
  *
  * <p>Failure model. Every Redis call has a timeout. A failed or timed-out call applies the {@link
  * FaultPolicy}: fail fast (queued tasks fail with {@link SharedCapRejectedException.Reason#REDIS_UNAVAILABLE})
@@ -90,7 +91,6 @@ public final class SharedCap implements Executor, AutoCloseable {
   private final String instanceId;
   private final ScheduledExecutorService scheduler;
   private final AtomicLong ids = new AtomicLong();
-  private final AtomicBoolean wakePending = new AtomicBoolean();
   private final List<Consumer<? super SharedCapEvent>> listeners = new CopyOnWriteArrayList<>();
   /** Releases sent and not yet answered: {@link #close()} waits for them before disconnecting. */
   private final java.util.Set<CompletableFuture<Long>> releasesInFlight =
@@ -140,7 +140,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     this.scheduler = s;
     this.permits = new RedisPermits(b.redisUri, name, b.callTimeout);
     try {
-      permits.connect(this::wake);
+      permits.connect(this::onGrantNotice);
     } catch (RedisException e) {
       lock.lock();
       try {
@@ -273,10 +273,14 @@ public final class SharedCap implements Executor, AutoCloseable {
     int concurrency = lane.concurrency();
     switch (health) {
       case GLOBAL -> {
+        List<Waiter> fresh = new ArrayList<>();
         while (waiters.size() < queue.size() && running.size() + waiters.size() < concurrency) {
           Waiter w = new Waiter(instanceId + ":" + ids.incrementAndGet(), System.nanoTime());
           waiters.put(w.id, w);
-          actions.add(() -> ask(w));
+          fresh.add(w);
+        }
+        if (!fresh.isEmpty()) {
+          actions.add(() -> ask(fresh));
         }
       }
       case LOCAL_SHARE -> {
@@ -310,65 +314,102 @@ public final class SharedCap implements Executor, AutoCloseable {
     queue.removeIf(p -> p.outer.isDone());
   }
 
-  private void ask(Waiter w) {
+  /** Asks Redis for a permit for each of {@code batch} that has no call under way, in one call. */
+  private void ask(List<Waiter> batch) {
+    List<Waiter> asking = new ArrayList<>(batch.size());
     lock.lock();
     try {
-      if (w.callInFlight) {
-        w.again = true;
-        return;
+      for (Waiter w : batch) {
+        if (w.callInFlight) {
+          w.again = true;
+        } else if (waiters.get(w.id) == w) {
+          w.callInFlight = true;
+          asking.add(w);
+        }
       }
-      w.callInFlight = true;
     } finally {
       lock.unlock();
     }
+    if (asking.isEmpty()) {
+      return;
+    }
+    List<String> idsAsked = asking.stream().map(w -> w.id).toList();
     CompletionStage<RedisPermits.Acquired> reply;
     try {
-      reply = permits.acquire(w.id, cap, lease, waiterLease);
+      reply = permits.acquire(idsAsked, cap, lease, waiterLease);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenCompleteAsync((a, failure) -> onAcquireReply(w, a, failure), scheduler);
+    reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
   }
 
-  private void onAcquireReply(Waiter w, RedisPermits.Acquired a, Throwable failure) {
-    if (failure != null) {
-      lock.lock();
-      try {
+  private void onAcquireReply(List<Waiter> asked, RedisPermits.Acquired a, Throwable failure) {
+    List<Waiter> again = new ArrayList<>();
+    lock.lock();
+    try {
+      for (Waiter w : asked) {
         w.callInFlight = false;
-      } finally {
-        lock.unlock();
+        if (w.again) {
+          w.again = false;
+          again.add(w);
+        }
       }
+    } finally {
+      lock.unlock();
+    }
+    if (failure != null) {
       redisFailed(failure);
       return;
     }
     globalInUse = a.holders();
     globalWaiters = a.waiters();
+    for (int i = 0; i < asked.size(); i++) {
+      if (a.granted().get(i)) {
+        granted(asked.get(i).id);
+      }
+    }
+    if (!again.isEmpty()) {
+      ask(again);
+    }
+  }
+
+  /** A grant notice from Redis: a permit was handed to a waiter, maybe one of ours. */
+  private void onGrantNotice(String id) {
+    if (id.startsWith(instanceId + ":")) {
+      try {
+        scheduler.execute(() -> granted(id));
+      } catch (RejectedExecutionException e) {
+        // closed: a permit granted now lapses at the end of its lease
+      }
+    }
+  }
+
+  /**
+   * Permit {@code id} is ours (said by an acquire reply or a notice; both may come, in either
+   * order). A waiter still waiting starts the oldest queued task; a grant already started is
+   * ignored; any other grant (its waiter was withdrawn) is released.
+   */
+  private void granted(String id) {
     List<Runnable> actions = new ArrayList<>();
     lock.lock();
     try {
-      w.callInFlight = false;
-      if (waiters.get(w.id) != w) {
-        // Withdrawn meanwhile (an outage, or close): a late grant goes straight back.
-        if (a.granted()) {
-          actions.add(() -> release(w.id));
-        }
-      } else if (a.granted()) {
-        waiters.remove(w.id);
+      Waiter w = waiters.get(id);
+      if (w != null) {
+        waiters.remove(id);
         granted++;
         permitWait.recordValue(Math.min(System.nanoTime() - w.since, permitWait.getHighestTrackableValue()));
         dropCancelledLocked();
         Pending p = queue.poll();
         if (p == null) {
-          actions.add(() -> release(w.id));
+          actions.add(() -> release(id));
         } else {
-          running.put(w.id, Boolean.FALSE);
+          running.put(id, Boolean.FALSE);
           started++;
-          actions.add(() -> start(p, w.id));
+          actions.add(() -> start(p, id));
         }
         actions.addAll(pumpLocked());
-      } else if (w.again) {
-        w.again = false;
-        actions.add(() -> ask(w));
+      } else if (!running.containsKey(id)) {
+        actions.add(() -> release(id));
       }
     } finally {
       lock.unlock();
@@ -457,20 +498,6 @@ public final class SharedCap implements Executor, AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // The scheduler thread: wake-ups, retries, renewals and probes
 
-  /** A permit came free somewhere (a pub/sub notice): ask again for every waiter, once. */
-  private void wake() {
-    if (wakePending.compareAndSet(false, true)) {
-      try {
-        scheduler.execute(() -> {
-          wakePending.set(false);
-          retryWaiters();
-        });
-      } catch (RejectedExecutionException e) {
-        wakePending.set(false); // closing
-      }
-    }
-  }
-
   private void retryWaiters() {
     List<Waiter> again;
     lock.lock();
@@ -482,13 +509,13 @@ public final class SharedCap implements Executor, AutoCloseable {
     } finally {
       lock.unlock();
     }
-    again.forEach(this::ask);
+    ask(again);
   }
 
   private void heartbeat() {
     if (!permits.connected()) {
       try {
-        permits.connect(this::wake);
+        permits.connect(this::onGrantNotice);
       } catch (RuntimeException e) {
         redisFailed(e);
         reschedule();
@@ -764,7 +791,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     private Duration waiterLease = Duration.ofSeconds(2);
     private Duration callTimeout = Duration.ofMillis(500);
     private Duration probeInterval = Duration.ofMillis(200);
-    private Duration retryInterval = Duration.ofMillis(50);
+    private Duration retryInterval = Duration.ofMillis(200);
     private FaultPolicy policy = FaultPolicy.failFast();
 
     private Builder(LaneAdapter lane, String redisUri) {
@@ -809,8 +836,8 @@ public final class SharedCap implements Executor, AutoCloseable {
     }
 
     /**
-     * How often waiters ask again without a release notice (default 50 ms; at least 5 ms): the
-     * delay before a permit freed by a lapsed lease, or a lost notice, is taken up.
+     * How often waiters ask again (default 200 ms; at least 5 ms): it keeps their place (their
+     * waiter lease), and finds a grant whose notice was lost while the subscription reconnected.
      */
     public Builder retryInterval(Duration retryInterval) {
       this.retryInterval = positive("retryInterval", retryInterval, Duration.ofMillis(5));

@@ -1,14 +1,16 @@
 -- Renews the leases of the permits this instance's running tasks hold, and counts the others.
 -- A permit that is missing (its lease lapsed while its task ran, or Redis lost its data) is put
 -- back: the task is running, so the count of holders stays the count of running tasks, and no new
--- grant is made until they are below the cap again.
--- KEYS[1] holders, KEYS[2] waiters, KEYS[3] waiter expiry
--- ARGV: lease ms, release channel, ids...
+-- grant is made until they are below the cap again. Then hands permits freed by lapsed leases to
+-- the oldest waiters.
+-- KEYS[1] holders, KEYS[2] waiters, KEYS[3] waiter expiry, KEYS[4] ticket counter, KEYS[5] settings
+-- ARGV: lease ms, grant channel, ids...
 -- Returns {holders, waiters, {ids put back}}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lease = tonumber(ARGV[1])
-local lapsed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local channel = ARGV[2]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 500)
 if #gone > 0 then
   redis.call('ZREM', KEYS[2], unpack(gone))
@@ -20,7 +22,18 @@ for i = 3, #ARGV do
     reinstated[#reinstated + 1] = ARGV[i]
   end
 end
-if lapsed > #reinstated then
-  redis.call('PUBLISH', ARGV[2], lapsed - #reinstated)
+local settings = redis.call('HMGET', KEYS[5], 'cap', 'lease')
+if settings[1] then
+  local storedLease = tonumber(settings[2])
+  local free = tonumber(settings[1]) - redis.call('ZCARD', KEYS[1])
+  while free > 0 do
+    local head = redis.call('ZRANGE', KEYS[2], 0, 0)
+    if #head == 0 then break end
+    redis.call('ZREM', KEYS[2], head[1])
+    redis.call('ZREM', KEYS[3], head[1])
+    redis.call('ZADD', KEYS[1], now + storedLease, head[1])
+    redis.call('PUBLISH', channel, head[1])
+    free = free - 1
+  end
 end
 return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), reinstated}

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * one GET {@code <target>?ms=<task-ms>} with header {@code X-Instance}) for {@code --seconds};
  * prints {@code EVENT <kind> <health>} for every event of the shared cap; finally waits for its
  * tasks and prints {@code RESULT key=value ...} (completed, failed, rejected by reason, the shared
- * cap's figures) and exits 0. A task refused because Redis is away is counted, not retried.
+ * cap's figures) and exits 0. A line {@code STOP} ends the run before {@code --seconds}. A task refused because Redis is away is counted, not retried.
  */
 public final class SharedCapWorker {
 
@@ -73,9 +73,23 @@ public final class SharedCapWorker {
       while ((line = in.readLine()) != null && !line.strip().equals("GO")) {
         // wait for GO
       }
+      // A line STOP ends the run early; the reader is a daemon and ends with the JVM.
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread.ofVirtual().start(() -> {
+        try {
+          String l;
+          while ((l = in.readLine()) != null) {
+            if (l.strip().equals("STOP")) {
+              stop.set(true);
+            }
+          }
+        } catch (java.io.IOException e) {
+          stop.set(true);
+        }
+      });
       Semaphore outstanding = new Semaphore(demand);
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-      while (System.nanoTime() < end) {
+      while (System.nanoTime() < end && !stop.get()) {
         if (!outstanding.tryAcquire(10, TimeUnit.MILLISECONDS)) {
           continue;
         }
