@@ -35,6 +35,9 @@ public final class InFlightServer implements AutoCloseable {
   private final AtomicLong served = new AtomicLong();
   private final Map<String, AtomicInteger> inFlightBy = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> servedBy = new ConcurrentHashMap<>();
+  private final java.util.List<long[]> samples = new java.util.ArrayList<>(); // guarded by itself
+  private java.util.concurrent.ScheduledExecutorService sampler;
+  private long samplingSince;
 
   private InFlightServer() {
     try {
@@ -87,6 +90,54 @@ public final class InFlightServer implements AutoCloseable {
     return n == null ? 0 : n.get();
   }
 
+  /**
+   * Starts sampling the requests in flight every {@code period} (one thread, stopped by {@link
+   * #stopSampling()} or {@link #close()}); earlier samples are dropped.
+   */
+  public synchronized void startSampling(java.time.Duration period) {
+    stopSampling();
+    synchronized (samples) {
+      samples.clear();
+    }
+    samplingSince = System.nanoTime();
+    sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "in-flight-sampler");
+      t.setDaemon(true);
+      return t;
+    });
+    sampler.scheduleAtFixedRate(() -> {
+      long[] sample = {System.nanoTime() - samplingSince, inFlight.get()};
+      synchronized (samples) {
+        samples.add(sample);
+      }
+    }, 0, period.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Stops sampling and waits for the sampling thread to end. */
+  public synchronized void stopSampling() {
+    if (sampler != null) {
+      sampler.shutdownNow();
+      try {
+        sampler.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      sampler = null;
+    }
+  }
+
+  /** The samples so far: {nanoseconds since sampling started, requests in flight}. */
+  public java.util.List<long[]> samples() {
+    synchronized (samples) {
+      return java.util.List.copyOf(samples);
+    }
+  }
+
+  /** The mean of the samples of requests in flight (0 without samples). */
+  public double meanInFlight() {
+    return samples().stream().mapToLong(s -> s[1]).average().orElse(0);
+  }
+
   private void handle(HttpExchange exchange) {
     String instance = exchange.getRequestHeaders().getFirst("X-Instance");
     instance = instance == null ? "?" : instance;
@@ -128,6 +179,7 @@ public final class InFlightServer implements AutoCloseable {
 
   @Override
   public void close() {
+    stopSampling();
     server.stop(0);
     handlers.shutdownNow();
     try {
