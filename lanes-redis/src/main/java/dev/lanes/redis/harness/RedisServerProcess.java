@@ -222,7 +222,11 @@ public final class RedisServerProcess implements AutoCloseable {
   }
 
   static String findBinary() {
-    String configured = System.getenv("LANES_REDIS_SERVER");
+    return findBinary(System.getenv());
+  }
+
+  static String findBinary(java.util.Map<String, String> env) {
+    String configured = env.get("LANES_REDIS_SERVER");
     if (configured != null && !configured.isBlank()) {
       if (!Files.isExecutable(Path.of(configured))) {
         throw new IllegalStateException(
@@ -230,7 +234,7 @@ public final class RedisServerProcess implements AutoCloseable {
       }
       return configured;
     }
-    String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+    String path = env.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
     for (String name : List.of("redis-server", "valkey-server")) {
       for (String folder : path.split(java.io.File.pathSeparator)) {
         Path candidate = Path.of(folder, name);
