@@ -35,8 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * shared cap is built, then waits for a line {@code GO}; keeps {@code --demand} tasks submitted (each
  * one GET {@code <target>?ms=<task-ms>} with header {@code X-Instance}) for {@code --seconds};
  * prints {@code EVENT <kind> <health>} for every event of the shared cap; finally waits for its
- * tasks and prints {@code RESULT key=value ...} (completed, failed, rejected by reason, the shared
- * cap's figures) and exits 0. A line {@code STOP} ends the run before {@code --seconds}. A task refused because Redis is away is counted, not retried.
+ * tasks and prints {@code RESULT key=value ...} (accepted, ended, completed, failed, rejected by
+ * reason, the shared cap's figures) and exits 0: every accepted task has ended by then, or the
+ * worker never prints its result (a lost task shows as a hang the caller times out on). A line {@code STOP} ends the run before {@code --seconds}. A task refused because Redis is away is counted, not retried.
  */
 public final class SharedCapWorker {
 
@@ -56,6 +57,8 @@ public final class SharedCapWorker {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     HttpRequest request = HttpRequest.newBuilder(target).header("X-Instance", instance)
         .timeout(Duration.ofSeconds(60 + taskMs / 1000)).GET().build();
+    AtomicLong accepted = new AtomicLong();
+    AtomicLong ended = new AtomicLong();
     AtomicLong completed = new AtomicLong();
     AtomicLong failed = new AtomicLong();
     Map<String, AtomicLong> rejected = new java.util.concurrent.ConcurrentHashMap<>();
@@ -104,7 +107,9 @@ public final class SharedCapWorker {
           Thread.sleep(10);
           continue;
         }
+        accepted.incrementAndGet();
         f.whenComplete((status, failure) -> {
+          ended.incrementAndGet();
           if (failure == null && status == 200) {
             completed.incrementAndGet();
           } else if (failure instanceof java.util.concurrent.RejectedExecutionException r) {
@@ -117,7 +122,8 @@ public final class SharedCapWorker {
       }
       outstanding.acquire(demand);
       SharedCapStats s = shared.stats();
-      out.println("RESULT instance=" + instance + " completed=" + completed + " failed=" + failed
+      out.println("RESULT instance=" + instance + " accepted=" + accepted + " ended=" + ended
+          + " completed=" + completed + " failed=" + failed
           + " rejected=" + rejected + " granted=" + s.permitsGranted()
           + " permitWaitP50us=" + s.permitWait().p50Nanos() / 1000
           + " permitWaitP99us=" + s.permitWait().p99Nanos() / 1000
