@@ -86,7 +86,7 @@ public final class RedisPermits implements AutoCloseable {
     this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
     String prefix = "lanes:{" + name + "}:";
     this.keys = new String[] {prefix + "holders", prefix + "waiters", prefix + "waiter-expiry",
-        prefix + "tickets", prefix + "settings"};
+        prefix + "tickets", prefix + "settings", prefix + "settle"};
     this.channel = prefix + "granted";
     // Two I/O threads (Lettuce's minimum) are plenty for a few calls per task; reconnect quickly (a fixed 100 ms) so that
     // recovery after an outage is not delayed by Lettuce's default backoff of up to 30 s.
@@ -190,11 +190,21 @@ public final class RedisPermits implements AutoCloseable {
 
   /** Renews the leases of {@code ids}, putting back any that had lapsed or were lost. */
   public CompletionStage<Renewed> renew(List<String> ids, Duration lease) {
-    String[] args = new String[ids.size() + 2];
+    return renew(ids, lease, Duration.ZERO);
+  }
+
+  /**
+   * Renews as {@link #renew(List, Duration)}; with a positive {@code settle}, no permit is handed
+   * out to anyone for that long (an instance back from an outage lets the others put back the
+   * permits of their running tasks first).
+   */
+  public CompletionStage<Renewed> renew(List<String> ids, Duration lease, Duration settle) {
+    String[] args = new String[ids.size() + 3];
     args[0] = String.valueOf(lease.toMillis());
     args[1] = channel;
+    args[2] = String.valueOf(settle.toMillis());
     for (int i = 0; i < ids.size(); i++) {
-      args[i + 2] = ids.get(i);
+      args[i + 3] = ids.get(i);
     }
     return eval(RENEW, args).thenApply(reply -> {
       List<?> r = (List<?>) reply;

@@ -523,18 +523,23 @@ public final class SharedCap implements Executor, AutoCloseable {
       }
     }
     List<String> ids;
+    Duration settle;
     lock.lock();
     try {
       if (health == SharedCapHealth.CLOSED) {
         return;
       }
       ids = new ArrayList<>(running.keySet());
+      // Back from an outage: hold every grant until the other instances had time to probe and put
+      // back the permits of the tasks they kept running (two probes and a call).
+      settle = health == SharedCapHealth.GLOBAL ? Duration.ZERO
+          : probeInterval.multipliedBy(2).plus(permits.callTimeout());
     } finally {
       lock.unlock();
     }
     CompletionStage<RedisPermits.Renewed> reply;
     try {
-      reply = permits.renew(ids, lease);
+      reply = permits.renew(ids, lease, settle);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }

@@ -5,6 +5,7 @@
 -- KEYS[3] waiter expiry (sorted set: waiter id -> expiry, ms; a waiter that stops asking lapses)
 -- KEYS[4] ticket counter
 -- KEYS[5] settings (hash: cap, lease ms), written by every acquire, read by release and renew
+-- KEYS[6] settle (exists while no permit may be handed out: see renew.lua)
 -- ARGV: cap, lease ms, waiter lease ms, grant channel, waiter ids...
 -- Returns {holders, waiters, granted flag (1/0) per waiter id, in order}.
 -- A waiter granted here or later gets the permit under its own id, and its id is published on the
@@ -37,6 +38,9 @@ end
 
 -- Handoff: while fewer than cap permits are held, the oldest waiter becomes a holder.
 local free = cap - redis.call('ZCARD', KEYS[1])
+if redis.call('EXISTS', KEYS[6]) == 1 then
+  free = 0
+end
 while free > 0 do
   local head = redis.call('ZRANGE', KEYS[2], 0, 0)
   if #head == 0 then break end

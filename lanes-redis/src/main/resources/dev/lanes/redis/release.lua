@@ -1,5 +1,6 @@
 -- Gives back permits and withdraws waiters, then hands the freed permits to the oldest waiters.
--- KEYS[1] holders, KEYS[2] waiters, KEYS[3] waiter expiry, KEYS[4] ticket counter, KEYS[5] settings
+-- KEYS[1] holders, KEYS[2] waiters, KEYS[3] waiter expiry, KEYS[4] ticket counter, KEYS[5] settings,
+-- KEYS[6] settle (exists while no permit may be handed out: see renew.lua)
 -- ARGV: grant channel, ids...
 -- Returns how many permits were released (a waiter id or an unknown id counts 0).
 local t = redis.call('TIME')
@@ -19,7 +20,7 @@ if #gone > 0 then
   redis.call('ZREM', KEYS[3], unpack(gone))
 end
 local settings = redis.call('HMGET', KEYS[5], 'cap', 'lease')
-if settings[1] then
+if settings[1] and redis.call('EXISTS', KEYS[6]) == 0 then
   local lease = tonumber(settings[2])
   local free = tonumber(settings[1]) - redis.call('ZCARD', KEYS[1])
   while free > 0 do

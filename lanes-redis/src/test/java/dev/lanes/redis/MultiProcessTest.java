@@ -71,7 +71,7 @@ class MultiProcessTest {
     int cap = 20;
     int perInstance = 15; // 4 × 15 = 60 tasks wanting to run: 3 × the cap
     for (int i = 0; i < 4; i++) {
-      worker("w" + i, cap, perInstance, 20, 4, Duration.ofSeconds(5));
+      worker("w" + i, cap, perInstance, 100, 3, Duration.ofSeconds(5));
     }
     for (WorkerProcess w : workers) {
       w.awaitLine("READY", START);

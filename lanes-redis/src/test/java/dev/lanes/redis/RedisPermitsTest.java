@@ -208,6 +208,18 @@ class RedisPermitsTest {
   }
 
   @Test
+  void aRenewalWithASettleTimeHoldsEveryGrantForThatLong(TestInfo test) throws Exception {
+    try (RedisPermits p = permits(test)) {
+      assertThat(acquire(p, "running", 2, LONG)).isTrue();
+      p.renew(List.of("running"), LONG, Duration.ofMillis(300)).toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      assertThat(acquire(p, "held-back", 2, LONG)).isFalse(); // a permit is free, but not yet
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+          .until(() -> acquire(p, "held-back", 2, LONG));
+    }
+  }
+
+  @Test
   void scriptsAreSentAgainAfterRedisForgotThem(TestInfo test) throws Exception {
     try (RedisPermits p = permits(test)) {
       assertThat(acquire(p, "before", 2, LONG)).isTrue();

@@ -43,7 +43,9 @@ import java.util.concurrent.TimeUnit;
  * requests served in that phase), {@code kill_permits_back_ms} (from SIGKILL until Redis holds
  * none of the killed worker's permits), {@code kill_taken_up_ms} (until the others fill the cap
  * again), {@code outage_recovery_ms} (from redis-server ready again until the slowest live worker
- * reported REDIS_BACK), {@code tasks_accepted}/{@code tasks_ended} of the live workers (equal when
+ * reported REDIS_BACK), {@code outage_flowing_ms} (from redis-server ready again until a request is
+ * in flight at the downstream again: recovery includes the settle time, during which no permit is
+ * handed out), {@code tasks_accepted}/{@code tasks_ended} of the live workers (equal when
  * no task was lost), and the refusals by reason.
  */
 public final class SharedCapScenario {
@@ -186,6 +188,8 @@ public final class SharedCapScenario {
         slowest = Math.max(slowest, System.nanoTime() - ready);
         events.add(ms(t0) + ",recovered " + w.pid());
       }
+      long flowing = awaitTrue(START, () -> downstream.inFlight() > 0);
+      summary.put("outage_flowing_ms", flowing < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(flowing - ready));
       summary.put("outage_s", outageSeconds);
       summary.put("outage_recovery_ms", TimeUnit.NANOSECONDS.toMillis(slowest));
       pause(Duration.ofSeconds(Math.max(1, steadySeconds / 2)));
