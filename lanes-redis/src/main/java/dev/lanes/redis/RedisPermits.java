@@ -113,10 +113,12 @@ public final class RedisPermits implements AutoCloseable {
     return callTimeout;
   }
 
-  /** Whether a connection was made (it may be reconnecting now). */
+  /**
+   * Whether both connections (commands and grant notices) were made; Lettuce may be reconnecting
+   * them now.
+   */
   public boolean connected() {
-    StatefulRedisConnection<String, String> c = connection;
-    return c != null && c.isOpen();
+    return connection != null && pubSub != null;
   }
 
   /**

@@ -229,6 +229,12 @@ public final class SharedCap implements Executor, AutoCloseable {
     } finally {
       lock.unlock();
     }
+    // A task cancelled while queued leaves the queue at once (and never runs).
+    p.outer.whenComplete((v, t) -> {
+      if (p.outer.isCancelled()) {
+        dropQueued(p);
+      }
+    });
     run(actions);
     @SuppressWarnings("unchecked")
     CompletableFuture<T> result = (CompletableFuture<T>) p.outer;
@@ -310,8 +316,25 @@ public final class SharedCap implements Executor, AutoCloseable {
     return actions;
   }
 
+  /** Under lock: drops the tasks at the head of the queue whose future is already done. */
   private void dropCancelledLocked() {
-    queue.removeIf(p -> p.outer.isDone());
+    while (!queue.isEmpty() && queue.peek().outer.isDone()) {
+      queue.poll();
+    }
+  }
+
+  private void dropQueued(Pending p) {
+    List<Runnable> actions;
+    lock.lock();
+    try {
+      if (!queue.remove(p)) {
+        return; // already handed to the lane: the cancel reaches the lane's future
+      }
+      actions = pumpLocked();
+    } finally {
+      lock.unlock();
+    }
+    run(actions);
   }
 
   /** Asks Redis for a permit for each of {@code batch} that has no call under way, in one call. */
