@@ -7,9 +7,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Every use lanes-redis makes of lanes-core's API, in one place, so that a change of that API is
- * ported here and nowhere else. A shared cap needs a lane's name, its local cap, its queue's
- * capacity, a way to submit a labelled task, and to recognise the lane's own refusals.
+ * Every use lanes-redis's library code makes of lanes-core's API, in one place, so that a change of
+ * that API is ported here (plus the parameter type of {@link SharedCap#builder}). A shared cap
+ * needs a lane's name, its local cap, its queue's capacity, a way to submit a (labelled) task, and
+ * to recognise the lane's own refusals. The harness and the tests also build lanes with {@code
+ * Lane.virtual(name, concurrency).queueCapacity(n).build()}.
  */
 final class LaneAdapter {
 
@@ -33,10 +35,6 @@ final class LaneAdapter {
   /** The capacity of the lane's bounded queue, read once when the shared cap is built. */
   int queueCapacity() {
     return queueCapacity;
-  }
-
-  boolean isShutdown() {
-    return lane.isShutdown();
   }
 
   /** Submits {@code task}, labelled when {@code label} is not null. */

@@ -63,7 +63,9 @@ import org.HdrHistogram.Histogram;
  * <p>Failure model. Every Redis call has a timeout. A failed or timed-out call applies the {@link
  * FaultPolicy}: fail fast (queued tasks fail with {@link SharedCapRejectedException.Reason#REDIS_UNAVAILABLE})
  * or run under a local share. The shared cap returns to the global cap as soon as a probe
- * succeeds. Running tasks keep running through an outage; their permits lapse on Redis's clock
+ * succeeds; that first renewal holds every grant (of every instance) for a settle time of two probe
+ * intervals and a call timeout, so the other instances put back their running tasks' permits
+ * before new ones are handed out. Running tasks keep running through an outage; their permits lapse on Redis's clock
  * if not renewed, and renewing puts back the permits of tasks still running (after a lapse or a
  * restart that lost Redis's data), so Redis's count of holders stays the count of tasks running.
  * What this cannot prevent: while a running task's permit is missing from Redis (lapsed during a
