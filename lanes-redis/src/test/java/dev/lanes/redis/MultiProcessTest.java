@@ -97,6 +97,8 @@ class MultiProcessTest {
     for (Map<String, String> r : results) {
       assertThat(r.get("failed")).isEqualTo("0");
       assertThat(r.get("rejected")).isEqualTo("{}");
+      // Equal demand, oldest waiter first: each instance's share within ± 20 % of a quarter.
+      assertThat(Long.parseLong(r.get("completed")) / (double) served).isBetween(0.2, 0.3);
     }
     assertThat(served).isEqualTo(downstream.served()); // no task lost or counted twice
   }

@@ -101,6 +101,29 @@ class SharedCapTest {
   }
 
   @Test
+  void waitingTasksHoldNoThreadNoPermitAndAskForNoMoreThanTheLaneHasSlots() throws Exception {
+    CountDownLatch finish = new CountDownLatch(1);
+    List<CompletableFuture<Boolean>> futures = new ArrayList<>();
+    try (Lane lane = Lane.virtual("no-hoarding", 2).queueCapacity(100).build();
+        SharedCap shared = SharedCap.builder(lane, redis.uri()).cap(10).build()) {
+      for (int i = 0; i < 50; i++) {
+        futures.add(shared.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS)));
+      }
+      await().until(() -> shared.stats().heldHere() == 2);
+      SharedCapStats s = shared.stats();
+      assertThat(s.queued()).isEqualTo(48);
+      assertThat(s.waitingForPermit()).isZero(); // the lane is full: no permit asked for
+      assertThat(holdersInRedis("no-hoarding")).isEqualTo(2); // though 8 more are free
+      assertThat(lane.stats().queued()).isZero(); // nothing waits in the lane holding a permit
+      assertThat(lane.stats().threads()).isEqualTo(2); // and the 48 waiting hold no thread
+      finish.countDown();
+      for (CompletableFuture<Boolean> f : futures) {
+        assertThat(f.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      }
+    }
+  }
+
+  @Test
   void aFullQueueRefusesWithAReasonThatNamesTheCap() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
     try (Lane lane = Lane.virtual("full", 1).queueCapacity(2).build();
@@ -193,6 +216,8 @@ class SharedCapTest {
       assertThatThrownBy(() -> SharedCap.builder(lane, redis.uri()).cap(1)
           .lease(Duration.ofSeconds(1)).callTimeout(Duration.ofMillis(400)).build())
           .hasMessage("shared cap \"settings\": callTimeout must be shorter than a third of the lease (333 ms), was 400 ms");
+      assertThatThrownBy(() -> FaultPolicy.localShare(0))
+          .hasMessage("local share must be ≥ 1, was 0");
     }
   }
 }
