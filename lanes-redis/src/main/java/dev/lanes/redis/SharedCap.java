@@ -108,6 +108,7 @@ public final class SharedCap implements Executor, AutoCloseable {
   private SharedCapHealth health = SharedCapHealth.GLOBAL;
   private long submitted;
   private long started;
+  private long cancelledWhileQueued;
   private long granted;
   private long reinstated;
   private long redisFailures;
@@ -309,6 +310,10 @@ public final class SharedCap implements Executor, AutoCloseable {
         String detail = describeLocked();
         while (!queue.isEmpty()) {
           Pending p = queue.poll();
+          if (p.outer.isDone()) {
+            cancelledWhileQueued++;
+            continue;
+          }
           rejected.merge(reason, 1L, Long::sum);
           actions.add(() -> p.outer.completeExceptionally(
               new SharedCapRejectedException(name, reason, detail)));
@@ -322,6 +327,7 @@ public final class SharedCap implements Executor, AutoCloseable {
   private void dropCancelledLocked() {
     while (!queue.isEmpty() && queue.peek().outer.isDone()) {
       queue.poll();
+      cancelledWhileQueued++;
     }
   }
 
@@ -330,8 +336,9 @@ public final class SharedCap implements Executor, AutoCloseable {
     lock.lock();
     try {
       if (!queue.remove(p)) {
-        return; // already handed to the lane: the cancel reaches the lane's future
+        return; // already handed to the lane (the cancel reaches the lane's future), or dropped
       }
+      cancelledWhileQueued++;
       actions = pumpLocked();
     } finally {
       lock.unlock();
@@ -689,7 +696,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     try {
       return new SharedCapStats(name, cap, lane.concurrency(), health, queue.size(), waiters.size(),
           running.size() - runningOnLocalShare, runningOnLocalShare, globalInUse, globalWaiters,
-          submitted, started, granted, rejected, reinstated, redisFailures, waitOf(permitWait),
+          submitted, started, cancelledWhileQueued, granted, rejected, reinstated, redisFailures, waitOf(permitWait),
           waitOf(queueWait));
     } finally {
       lock.unlock();

@@ -20,6 +20,10 @@ import java.util.Map;
  * @param globalWaiters waiters of every instance, as Redis last said
  * @param submitted every call to submit or execute
  * @param started tasks handed to the lane
+ * @param cancelledWhileQueued tasks whose future was cancelled (or completed by the caller) while
+ *     they waited in the queue: they never ran. Once the shared cap is quiet the books balance:
+ *     {@code submitted = started + cancelledWhileQueued + rejectedTotal() − rejected(LANE_REJECTED)
+ *     + queued}
  * @param permitsGranted global permits granted to this instance
  * @param rejected refusals by reason (never silent: each task refused also fails its future)
  * @param permitsReinstated permits of running tasks that renewing found missing and put back
@@ -42,6 +46,7 @@ public record SharedCapStats(
     long globalWaiters,
     long submitted,
     long started,
+    long cancelledWhileQueued,
     long permitsGranted,
     Map<SharedCapRejectedException.Reason, Long> rejected,
     long permitsReinstated,

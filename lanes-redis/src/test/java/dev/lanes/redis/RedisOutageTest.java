@@ -161,6 +161,36 @@ class RedisOutageTest {
   }
 
   @Test
+  void aHungRedisTimesOutIntoThePolicyAndRecoversWhenItAnswers() throws Exception {
+    CountDownLatch finish = new CountDownLatch(1);
+    try (Lane lane = Lane.virtual("hung", 2).queueCapacity(10).build();
+        SharedCap shared = builder(lane).cap(1).build()) {
+      shared.onEvent(events::add);
+      CompletableFuture<Boolean> running = shared.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
+      CompletableFuture<Boolean> waiting = shared.submit(() -> true);
+      await().until(() -> shared.stats().heldHere() == 1 && shared.stats().waitingForPermit() == 1);
+      redis.pause(); // connections stay open; every call waits until its timeout
+      try {
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
+            () -> shared.health() == SharedCapHealth.UNAVAILABLE);
+        assertThatThrownBy(() -> waiting.get(WAIT_SECONDS, TimeUnit.SECONDS))
+            .cause().isInstanceOf(SharedCapRejectedException.class);
+      } finally {
+        redis.resume();
+      }
+      await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
+          () -> shared.health() == SharedCapHealth.GLOBAL);
+      finish.countDown();
+      assertThat(running.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      assertThat(shared.submit(() -> "after").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("after");
+      assertThat(shared.stats().redisFailures()).isPositive();
+    }
+    assertThat(events).extracting(SharedCapEvent::kind).containsSubsequence(
+        SharedCapEvent.Kind.REDIS_LOST, SharedCapEvent.Kind.REDIS_BACK);
+    assertThat(events.get(0).detail()).contains("Timeout");
+  }
+
+  @Test
   void startsWhileRedisIsAwayAndTakesTheGlobalCapWhenItComes() throws Exception {
     redis.stop();
     try (Lane lane = Lane.virtual("late", 1).queueCapacity(5).build();

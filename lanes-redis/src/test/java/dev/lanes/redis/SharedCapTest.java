@@ -124,6 +124,82 @@ class SharedCapTest {
   }
 
   @Test
+  void cancellingAtRandomNeverBreaksTheCapAndTheBooksBalance() throws Exception {
+    int cap = 3;
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger peak = new AtomicInteger();
+    List<Lane> lanes = new ArrayList<>();
+    List<SharedCap> caps = new ArrayList<>();
+    List<CompletableFuture<Integer>> futures = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        Lane lane = Lane.virtual("cancels", 2).queueCapacity(400).build();
+        lanes.add(lane);
+        caps.add(SharedCap.builder(lane, redis.uri()).cap(cap).build());
+      }
+      for (int t = 0; t < 200; t++) {
+        for (SharedCap shared : caps) {
+          CompletableFuture<Integer> f = shared.submit(() -> {
+            peak.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+              Thread.sleep(ThreadLocalRandom.current().nextInt(3)); // the work
+            } finally {
+              running.decrementAndGet();
+            }
+            return 1;
+          });
+          if (ThreadLocalRandom.current().nextInt(4) == 0) {
+            f.cancel(true);
+          }
+          futures.add(f);
+        }
+      }
+      for (CompletableFuture<Integer> f : futures) {
+        try {
+          f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (CancellationException | ExecutionException e) {
+          // cancelled (before or while running); an interrupted sleep fails the task: both end it
+        }
+      }
+      assertThat(peak.get()).isBetween(1, cap);
+      for (SharedCap shared : caps) {
+        await().until(() -> shared.stats().heldHere() == 0);
+        SharedCapStats s = shared.stats();
+        assertThat(s.queued()).isZero();
+        assertThat(s.rejectedTotal()).isZero();
+        assertThat(s.submitted()).isEqualTo(s.started() + s.cancelledWhileQueued());
+        assertThat(s.cancelledWhileQueued()).isPositive();
+      }
+    } finally {
+      caps.forEach(SharedCap::close);
+      lanes.forEach(Lane::close);
+    }
+    assertThat(holdersInRedis("cancels")).isZero();
+  }
+
+  @Test
+  void aTaskTheLaneRefusesAfterItsGrantFailsWithTheLanesReasonAndGivesThePermitBack()
+      throws Exception {
+    CountDownLatch finish = new CountDownLatch(1);
+    try (Lane lane = Lane.virtual("refusing", 1).queueCapacity(1).build();
+        SharedCap shared = SharedCap.builder(lane, redis.uri()).cap(1).build()) {
+      // Someone else fills the lane directly, behind the shared cap's back.
+      CompletableFuture<Boolean> direct = lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
+      CompletableFuture<Boolean> queuedDirect = lane.submit(() -> true);
+      CompletableFuture<Boolean> refused = shared.submit(() -> true);
+      assertThatThrownBy(() -> refused.get(WAIT_SECONDS, TimeUnit.SECONDS))
+          .cause().isInstanceOf(java.util.concurrent.RejectedExecutionException.class)
+          .hasMessageContaining("lane \"refusing\"");
+      assertThat(shared.stats().rejected())
+          .containsEntry(SharedCapRejectedException.Reason.LANE_REJECTED, 1L);
+      await().until(() -> holdersInRedis("refusing") == 0);
+      finish.countDown();
+      assertThat(direct.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      assertThat(queuedDirect.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
   void aFullQueueRefusesWithAReasonThatNamesTheCap() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
     try (Lane lane = Lane.virtual("full", 1).queueCapacity(2).build();

@@ -109,6 +109,7 @@ public final class RedisServerProcess implements AutoCloseable {
       return;
     }
     process.destroy();
+    signalQuietly("CONT"); // a paused server could not act on SIGTERM
     awaitExit();
   }
 
@@ -119,6 +120,46 @@ public final class RedisServerProcess implements AutoCloseable {
     }
     process.destroyForcibly();
     awaitExit();
+  }
+
+  /**
+   * Freezes the server (SIGSTOP): connections stay open and every call waits, as with a Redis that
+   * hangs or is far too slow. {@link #resume()} lets it go on.
+   */
+  public synchronized void pause() {
+    signal("STOP");
+  }
+
+  /** Lets a paused server go on (SIGCONT). */
+  public synchronized void resume() {
+    signal("CONT");
+  }
+
+  private void signalQuietly(String name) {
+    try {
+      signal(name);
+    } catch (RuntimeException e) {
+      // it exited meanwhile
+    }
+  }
+
+  private void signal(String name) {
+    if (process == null) {
+      throw new IllegalStateException("redis-server on port " + port + " is not running");
+    }
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid()))
+          .redirectErrorStream(true).start();
+      String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!kill.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + out);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   /** Starts the server again on the same port, empty (no persistence). */
