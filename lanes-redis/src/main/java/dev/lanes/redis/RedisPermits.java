@@ -93,16 +93,17 @@ public final class RedisPermits implements AutoCloseable {
     this.resources = ClientResources.builder()
         .ioThreadPoolSize(2)
         .computationThreadPoolSize(2)
-        .reconnectDelay(Delay.constant(100, TimeUnit.MILLISECONDS))
+        .reconnectDelay(Delay.constant(Duration.ofMillis(100)))
         .build();
-    this.client = RedisClient.create(resources, RedisURI.create(uri));
+    RedisURI redisUri = RedisURI.create(uri);
+    redisUri.setTimeout(callTimeout);
+    this.client = RedisClient.create(resources, redisUri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(callTimeout))
         .socketOptions(SocketOptions.builder().connectTimeout(callTimeout).build())
         .build());
-    client.setDefaultTimeout(callTimeout);
   }
 
   public String name() {

@@ -131,12 +131,18 @@ public final class WorkerProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** Kills the worker if it still runs, and joins its output reader. */
   @Override
-  public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      kill();
+  public void close() {
+    try {
+      if (process.isAlive()) {
+        kill();
+      }
+      reader.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
     }
-    reader.join(TimeUnit.SECONDS.toMillis(10));
     File log = errors.toFile();
     if (log.length() == 0) {
       log.delete();
