@@ -79,6 +79,8 @@ public final class SharedCap implements Executor, AutoCloseable {
     return new Builder(new LaneAdapter(lane), redisUri);
   }
 
+  private static final AtomicLong INSTANCES = new AtomicLong();
+
   private final String name;
   private final LaneAdapter lane;
   private final int cap;
@@ -131,7 +133,9 @@ public final class SharedCap implements Executor, AutoCloseable {
     this.probeInterval = b.probeInterval;
     this.retryInterval = b.retryInterval;
     this.policy = b.policy;
+    // pid@host, then a number unique in this JVM and a random part against a reused pid.
     this.instanceId = ManagementFactory.getRuntimeMXBean().getName() + "-"
+        + INSTANCES.incrementAndGet() + "-"
         + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 16));
     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "lanes-redis-" + name);
@@ -834,6 +838,12 @@ public final class SharedCap implements Executor, AutoCloseable {
     private Builder(LaneAdapter lane, String redisUri) {
       this.lane = lane;
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
+      try {
+        io.lettuce.core.RedisURI.create(redisUri);
+      } catch (IllegalArgumentException e) {
+        throw error("redisUri must be a Redis URI such as redis://127.0.0.1:6379, was \""
+            + redisUri + "\" (" + e.getMessage() + ")");
+      }
     }
 
     /** The most tasks running at once across every instance (required; 1 to 1,000,000). */

@@ -292,6 +292,9 @@ class SharedCapTest {
       assertThatThrownBy(() -> SharedCap.builder(lane, redis.uri()).cap(1)
           .lease(Duration.ofSeconds(1)).callTimeout(Duration.ofMillis(400)).build())
           .hasMessage("shared cap \"settings\": callTimeout must be shorter than a third of the lease (333 ms), was 400 ms");
+      assertThatThrownBy(() -> SharedCap.builder(lane, "localhost:6379"))
+          .hasMessageStartingWith("shared cap \"settings\": redisUri must be a Redis URI such as"
+              + " redis://127.0.0.1:6379, was \"localhost:6379\"");
       assertThatThrownBy(() -> FaultPolicy.localShare(0))
           .hasMessage("local share must be ≥ 1, was 0");
     }
