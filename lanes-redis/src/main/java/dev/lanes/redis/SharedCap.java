@@ -23,6 +23,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -462,12 +464,42 @@ public final class SharedCap implements Executor, AutoCloseable {
     } finally {
       lock.unlock();
     }
+    // The permit goes back when the task's code has ended, not when its future has: a task
+    // cancelled while it runs may go on until it notices the interrupt, and holds its place until
+    // then. Its caller sees the cancellation at once. (A Dekker pair: the body writes FINISHED then
+    // reads the future; the future's completion reads the state; one of them sees the other.)
+    AtomicInteger state = new AtomicInteger(NOT_STARTED);
+    AtomicBoolean ended = new AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<CompletableFuture<Object>> laneFuture =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<Throwable> outcome =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Runnable end = () -> {
+      if (ended.compareAndSet(false, true)) {
+        taskEnded(id, outcome.get());
+      }
+    };
+    Callable<Object> body = () -> {
+      if (!state.compareAndSet(NOT_STARTED, RUNNING)) {
+        throw new java.util.concurrent.CancellationException("cancelled before it started");
+      }
+      try {
+        return p.task.call();
+      } finally {
+        state.set(FINISHED);
+        CompletableFuture<Object> f = laneFuture.get();
+        if (f != null && f.isDone()) {
+          end.run();
+        }
+      }
+    };
     CompletableFuture<Object> inner;
     try {
-      inner = lane.submit(p.label, p.task);
+      inner = lane.submit(p.label, body);
     } catch (RuntimeException e) {
       inner = CompletableFuture.failedFuture(e);
     }
+    laneFuture.set(inner);
     CompletableFuture<Object> ran = inner;
     p.outer.whenComplete((v, t) -> {
       if (p.outer.isCancelled()) {
@@ -475,7 +507,10 @@ public final class SharedCap implements Executor, AutoCloseable {
       }
     });
     ran.whenComplete((value, failure) -> {
-      taskEnded(id, failure);
+      outcome.set(failure);
+      if (state.compareAndSet(NOT_STARTED, ABANDONED) || state.get() == FINISHED) {
+        end.run();
+      } // else RUNNING: the body's finally ends it
       if (failure == null) {
         p.outer.complete(value);
       } else {
@@ -483,6 +518,11 @@ public final class SharedCap implements Executor, AutoCloseable {
       }
     });
   }
+
+  private static final int NOT_STARTED = 0;
+  private static final int RUNNING = 1;
+  private static final int FINISHED = 2;
+  private static final int ABANDONED = 3;
 
   private void taskEnded(String id, Throwable failure) {
     List<Runnable> actions;

@@ -244,6 +244,34 @@ class SharedCapTest {
   }
 
   @Test
+  void aTaskCancelledWhileItRunsKeepsItsPermitUntilItsCodeEnds() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    try (Lane lane = Lane.virtual("stubborn", 2).queueCapacity(10).build();
+        SharedCap shared = SharedCap.builder(lane, redis.uri()).cap(1).build()) {
+      CompletableFuture<Boolean> stubborn = shared.submit(() -> {
+        entered.countDown();
+        while (true) { // ignores interrupts, as a blocking call that cannot be interrupted would
+          try {
+            return finish.await(WAIT_SECONDS, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            // keep going
+          }
+        }
+      });
+      assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<String> next = shared.submit(() -> "next");
+      assertThat(stubborn.cancel(true)).isTrue();
+      // The caller sees the cancellation at once, but the code still runs: it keeps its permit.
+      assertThat(shared.stats().heldHere()).isEqualTo(1);
+      assertThat(holdersInRedis("stubborn")).isEqualTo(1);
+      assertThat(next).isNotDone();
+      finish.countDown();
+      assertThat(next.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("next");
+    }
+  }
+
+  @Test
   void aCancelledQueuedTaskNeverRuns() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
     AtomicInteger ran = new AtomicInteger();
