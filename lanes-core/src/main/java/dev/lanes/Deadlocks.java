@@ -214,9 +214,10 @@ final class Deadlocks {
     return e;
   }
 
+  /** Parked untimed inside a task (a worker idle in its lane's ring waits for work, not a task). */
   private static boolean parked(Worker w) {
     Thread t = w.thread;
-    return t != null && t.getState() == Thread.State.WAITING;
+    return t != null && !w.idle && t.getState() == Thread.State.WAITING;
   }
 
   private static Map<String, Double> figures(Finding f, LaneExecutor l) {

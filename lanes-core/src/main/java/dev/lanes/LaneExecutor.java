@@ -509,6 +509,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         }
       }
       reappended.increment();
+      if (runState != RUNNING) {
+        // x was out of the ring for a moment: a lane that shut down meanwhile must still run it
+        // (shutdown) or end it (shutdownNow), as for any late append.
+        appendedDuringShutdown(null);
+        return true;
+      }
     }
     return false;
   }
@@ -663,7 +669,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Gives back the slot of a task that ended or left the queue for good. */
   void releaseSlot() {
-    unfinished.decrementAndGet();
+    if (unfinished.decrementAndGet() == 0 && runState >= SHUTDOWN) {
+      tryTerminate(); // the last accepted task of a shutting-down lane ended
+    }
     if (blockedCallers != 0) {
       roomLock.lock();
       try {
@@ -1634,10 +1642,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
     mainLock.lock();
     try {
+      // Shut down (not now): every accepted task has ended, including one a submitter holds
+      // between its admission and its append, or a compaction holds in its hand.
       if (runState != TERMINATED
           && liveWorkers.get() == 0
           && (!elastic || permits.get() == 0)
-          && (runState == STOP || !ring.hasClaimed())) {
+          && (runState == STOP || (!ring.hasClaimed() && unfinished.get() == 0))) {
         runState = TERMINATED;
         terminatedCondition.signalAll();
         health.unregister();
