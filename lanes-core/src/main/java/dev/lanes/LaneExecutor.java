@@ -25,43 +25,55 @@ import java.util.function.Consumer;
  * <p><b>Concurrency design.</b>
  *
  * <ul>
- *   <li><b>Queue.</b> One {@link ArrayBlockingQueue} of {@link LaneFuture<?>}s holds the accepted
- *       tasks that have not started. It is the only hand-off between submitters and workers, and
- *       its lock gives the happens-before edge submit → run. A task's future completes on the
- *       worker after the task, which gives run → {@code get()}.
- *   <li><b>Admission.</b> {@code unfinished} counts accepted tasks not yet ended (queued or
- *       running on a worker) and is never above {@code concurrency + queueCapacity}: a task is
- *       accepted when that count has room (CAS), whatever the workers are doing at that instant,
- *       so an idle worker's slot counts even before it has taken the previous task off the queue.
- *       The queue's array is sized {@code queueCapacity + concurrency} (as built) so that an
- *       admitted task always finds a place. Whoever ends a queued or worker-run task gives its slot
- *       back ({@link #releaseSlot}); a caller-run task never held one. Callers blocked by the
- *       block-caller policy wait on {@code roomFreed}, signalled only while one waits.
- *   <li><b>Platform lanes</b> start {@code threads} core workers at build time. A core worker
- *       polls, and blocks in {@code take()} only when the queue is empty (see {@link Worker} for
- *       how shutdown interrupts only idle workers).
+ *   <li><b>Hand-off.</b> A {@link TaskRing} (a bounded lock-free MPMC ring) holds the accepted
+ *       tasks that have not started: a plain {@code execute(Runnable)} as the {@code Runnable}
+ *       itself with its stamp beside it in the slot, anything else as its {@link LaneFuture}. The
+ *       ring's release/acquire on each slot's sequence gives the happens-before edge submit →
+ *       run; a task's future completes on the worker after the task, which gives run → {@code
+ *       get()}. Idle workers park in the ring and a submitter wakes one only if one is idle (see
+ *       the ring's idle protocol).
+ *   <li><b>Admission.</b> {@code unfinished} counts accepted tasks not yet ended (queued, running
+ *       on a worker, or in a submitter's hand between admission and append) and is never above
+ *       {@code concurrency + queueCapacity}: a task is accepted when that count has room (CAS),
+ *       whatever the workers are doing at that instant. It is the one atomic that submitters and
+ *       workers share per task. The ring is sized {@code queueCapacity + concurrency} (as built,
+ *       rounded up to a power of two), so an admitted task finds a place unless dead entries fill
+ *       the spare room, which a submitter then clears ({@link #compact}). Whoever ends an
+ *       admitted task gives its slot back ({@link #releaseSlot}); a caller-run task never held
+ *       one. Callers blocked by the block-caller policy wait on {@code roomFreed}, signalled only
+ *       while one waits.
+ *   <li><b>Platform lanes</b> start {@code concurrency} core workers at build time; a core worker
+ *       takes entries while there are any and parks in the ring when there are none.
+ *       {@link #setConcurrency} starts more, or lets the surplus retire when they next look for
+ *       work ({@code coreWorkers} may exceed {@code concurrency} until they do).
  *   <li><b>Virtual lanes</b> acquire before they spawn: {@code permits} counts permits in use
- *       (CAS, never above {@code concurrency}); a submitter that enqueues a task takes a permit
- *       if one is free and starts one virtual thread with it. That thread runs queued tasks back to
- *       back and, when the queue is empty or the cap was lowered below the permits in use, gives
- *       its permit back as its last act and re-checks the queue (a submitter that found no permit
- *       a moment earlier relies on that re-check). Waiting tasks hold no thread, and at most
- *       {@code concurrency} threads run tasks.
- *   <li><b>Ownership of a task's ending</b> goes to whoever takes it out of the queue (a worker's
- *       poll, or a remove by a canceller, a submitter taking it back, {@code shutdownNow},
- *       discard-oldest, the deadlock breaker), so each task is counted exactly once, by that
- *       party, with no compare-and-set on the hot path.
+ *       (CAS, never above {@code concurrency}); a submitter that found no idle worker to wake takes
+ *       a free permit and starts one virtual thread with it. That thread runs entries back to
+ *       back and, when the ring is empty, keeps its permit for {@link #KEEP_ALIVE_NANOS} parked in
+ *       the ring; then (or when the cap was lowered below the permits in use) it gives the permit
+ *       back as its last act and re-checks the ring (a submitter that found no permit a moment
+ *       earlier relies on that re-check). Waiting tasks hold no thread, and at most {@code
+ *       concurrency} threads run tasks.
+ *   <li><b>Ownership of a task's ending</b> goes to the one party whose CAS takes the task's
+ *       {@link LaneFuture} out of QUEUED (a worker, a canceller, the deadlock breaker, a
+ *       compensation thread) or, for a plain entry, to whoever takes it from the ring; that party
+ *       counts it, so each task is counted exactly once. A task that left QUEUED while its entry
+ *       is still in the ring leaves a dead entry, counted in {@code deadEntries} (which may
+ *       transiently be off by the kills in flight) and dropped by whoever takes it.
  *   <li><b>Lifecycle</b> {@code runState} only moves forward: RUNNING → SHUTDOWN → STOP →
- *       TERMINATED. A submitter re-checks it after enqueuing and takes its task back if the lane
- *       shut down meanwhile, so no task is stranded in a queue nobody drains. TERMINATED is set
- *       once, under {@code mainLock}, when the queue is empty (or STOP) and no worker is alive.
- *   <li><b>Counts.</b> A worker counts a task's outcome in its own {@link TimingBook} stripe,
- *       under the same uncontended lock that records its timings, before it completes the
- *       task's future (so whoever sees the future done also sees the task counted). Submissions
- *       are counted by the task-id sequence; the rare endings elsewhere (cancelled while queued,
- *       rejected, returned) by {@link LongAdder}s. Running tasks are the workers' release-stored
- *       busy flags. A snapshot under load is approximate by the tasks in flight; once quiet, the
- *       books balance exactly.
+ *       TERMINATED. A submitter re-checks it after appending: after {@code shutdown} it makes sure
+ *       a worker will drain the ring; after {@code shutdownNow} it takes back what nobody will run
+ *       and ends it ({@link TaskOutcome#SHUTDOWN}). TERMINATED is set once, under {@code
+ *       mainLock}, when no worker is alive and either STOP, or the ring is empty and every
+ *       accepted task has ended ({@code unfinished == 0}).
+ *   <li><b>Counts.</b> A worker counts a task's outcome in its own single-writer {@link
+ *       TimingBook} tally with its timings, before it completes the task's future (so whoever
+ *       sees the future done also sees the task counted — once the tally is drained by the next
+ *       read). Submissions are counted by the ring's tail (less second appends) plus the tasks
+ *       that never entered it; the rare endings elsewhere (cancelled while queued, rejected,
+ *       returned) by {@link LongAdder}s. Running tasks are the workers' release-stored busy flags.
+ *       A snapshot under load is approximate by the tasks in flight; once quiet, the books
+ *       balance exactly.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
  *   <li><b>Timing.</b> A task's wait runs from its acceptance to the start of its own code, its run
  *       from there to the return of its own code. What a worker does between two tasks —
@@ -151,8 +163,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
   private final AtomicInteger spawnSeq = new AtomicInteger();
 
-  // Outcomes of tasks that ran are counted in the TimingBook's stripes (no atomics on the hot
-  // path); these count the rare endings elsewhere.
+  // Outcomes of tasks that ran are counted in the workers' own TimingBook tallies (no shared
+  // atomics on the hot path); these count the rare endings elsewhere.
   private final LongAdder cancelledWhileQueued = new LongAdder();
   /** Tasks failed without running to an end on a worker: a worker that died under them. */
   private final LongAdder failedElsewhere = new LongAdder();

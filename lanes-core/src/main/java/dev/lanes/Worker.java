@@ -5,14 +5,18 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A thread's membership of a lane. Three kinds: a <em>core</em> worker of a platform lane (lives
- * as long as the lane, blocks on the queue when idle), an <em>elastic</em> worker of a virtual
- * lane (started with a permit, runs queued tasks back to back, ends when the queue is empty), and
- * a <em>compensation</em> worker (a temporary extra thread added to break a starvation deadlock).
+ * until the lane shuts down or its concurrency is lowered; parks in the lane's ring when idle), an
+ * <em>elastic</em> worker of a virtual lane (started with a permit, runs queued tasks back to back,
+ * keeps its permit a moment when the ring is empty, then ends), and a <em>compensation</em> worker
+ * (a temporary extra thread added to break a starvation deadlock).
  *
  * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} ({@code idle},
  * {@code nextIdle}, guarded by the ring's idle lock) and is woken by an unpark, never by an
- * interrupt, so nothing has to keep a shutdown's interrupt out of the next task. {@code waitingOn} (and {@code waitTimed}, written before it)
- * is read by the deadlock detector without locks (a racy but safe view: it only reads it).
+ * interrupt, so nothing has to keep a shutdown's interrupt out of the next task. The fields a
+ * worker writes on every task ({@code current}, the busy flag, its clocks, its scratch task and
+ * {@code taken}) are its own, padded so that no other worker's writes share their cache line.
+ * {@code waitingOn} (and {@code waitTimed}, written before it) is read by the deadlock detector
+ * without locks (a racy but safe view: it only reads it).
  *
  * <p><b>Failure model.</b> A worker whose loop ends by an exception or error (from lanes' own
  * bookkeeping, a handler, a logger, an {@code OutOfMemoryError}) still leaves through the lane's

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A million tasks queued behind maxConcurrency 30 fit in a 256 MB heap, holding 30 threads. */
+/** A million tasks queued behind a virtual lane of concurrency 30 fit in a 256 MB heap, holding 30 threads. */
 class QueuedMemoryTest {
   @Test
   void aMillionQueuedTasksFitIn256MegabytesWithThirtyThreads() throws Exception {
