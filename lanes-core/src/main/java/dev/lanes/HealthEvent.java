@@ -10,7 +10,7 @@ import java.util.Map;
  * @param to the new state
  * @param atNanos when, on the lane's ticker
  * @param figures the measurements that caused it (e.g. {@code meanWaitMs}, {@code meanRunMs},
- *     {@code rejected}, {@code queued}, {@code workers})
+ *     {@code rejectedInWindow}, {@code queued}, {@code workers})
  * @param diagnostic a human-readable explanation; for DEADLOCKED, each worker's frames
  */
 public record HealthEvent(
@@ -21,6 +21,11 @@ public record HealthEvent(
     Map<String, Double> figures,
     String diagnostic) {
 
+  /**
+   * Makes an event; keeps an unmodifiable copy of {@code figures}.
+   *
+   * @throws NullPointerException if {@code figures} is null or holds a null key or value
+   */
   public HealthEvent {
     figures = Map.copyOf(figures);
   }

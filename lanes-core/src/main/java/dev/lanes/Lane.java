@@ -35,12 +35,29 @@ import java.util.function.Consumer;
  */
 public sealed interface Lane extends ExecutorService permits LaneExecutor {
 
-  /** A CPU lane: platform threads, as many as available processors unless changed. */
+  /**
+   * A CPU lane: platform threads, as many as available processors unless changed.
+   *
+   * @param name the lane's name; trimmed, then 1 to {@value LaneBuilder#MAX_NAME_LENGTH} printable
+   *     characters
+   * @return a builder for the lane, with the default settings
+   * @throws IllegalArgumentException if the name is null, blank, too long or not printable
+   */
   static LaneBuilder cpu(String name) {
     return LaneBuilder.start(name, LaneKind.CPU, LaneBuilder.CORES);
   }
 
-  /** A blocking lane of {@code concurrency} platform threads. */
+  /**
+   * A blocking lane of {@code concurrency} platform threads.
+   *
+   * @param name the lane's name; trimmed, then 1 to {@value LaneBuilder#MAX_NAME_LENGTH} printable
+   *     characters
+   * @param concurrency how many threads, so how many tasks run at once: 1 to {@value
+   *     LaneBuilder#MAX_PLATFORM_CONCURRENCY}
+   * @return a builder for the lane, with the other settings at their defaults
+   * @throws IllegalArgumentException if the name is null, blank, too long or not printable, or
+   *     {@code concurrency} is out of range; the message names the lane, the bound and the value
+   */
   static LaneBuilder blocking(String name, int concurrency) {
     return LaneBuilder.start(name, LaneKind.BLOCKING, concurrency);
   }
@@ -49,16 +66,29 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
    * A virtual lane: one virtual thread per running task, at most {@code concurrency} at once. A
    * task beyond the cap waits in the bounded queue and holds no thread; a thread is started when a
    * permit is free.
+   *
+   * @param name the lane's name; trimmed, then 1 to {@value LaneBuilder#MAX_NAME_LENGTH} printable
+   *     characters
+   * @param concurrency how many tasks run at once, each on its own virtual thread: 1 to {@value
+   *     LaneBuilder#MAX_VIRTUAL_CONCURRENCY}
+   * @return a builder for the lane, with the other settings at their defaults
+   * @throws IllegalArgumentException if the name is null, blank, too long or not printable, or
+   *     {@code concurrency} is out of range; the message names the lane, the bound and the value
    */
   static LaneBuilder virtual(String name, int concurrency) {
     return LaneBuilder.start(name, LaneKind.VIRTUAL, concurrency);
   }
 
+  /** {@return the lane's name, as given to its builder less surrounding white space} */
   String name();
 
+  /** {@return the kind of lane, which decides its threads: platform (CPU, BLOCKING) or virtual} */
   LaneKind kind();
 
-  /** How many of this lane's tasks may run at once now. */
+  /**
+   * {@return how many of this lane's tasks may run at once now} It changes only by {@link
+   * #setConcurrency}.
+   */
   int concurrency();
 
   /**
@@ -67,16 +97,17 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
    * more than the new figure from then on (a platform lane's extra threads end as they become
    * free). The lane's total room ({@code concurrency + queueCapacity}) follows.
    *
+   * @param concurrency the new figure
    * @throws IllegalArgumentException outside 1 to {@link LaneBuilder#MAX_PLATFORM_CONCURRENCY}
    *     (platform lanes) or {@link LaneBuilder#MAX_VIRTUAL_CONCURRENCY} (virtual lanes); the
    *     message names the lane and the bound
    */
   void setConcurrency(int concurrency);
 
-  /** How many tasks may wait beyond the running ones. */
+  /** {@return how many tasks may wait beyond the running ones; fixed when the lane is built} */
   int queueCapacity();
 
-  /** What the lane does with a task that arrives when it is full. */
+  /** {@return what the lane does with a task that arrives when it is full} */
   OverflowPolicy overflow();
 
   /** {@inheritDoc} The future is completed by the lane only. */
@@ -91,19 +122,48 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
   @Override
   <T> CompletableFuture<T> submit(Runnable task, T result);
 
-  /** Submits a task with a label that appears in its {@link TaskRecord} (e.g. "cpu", "file-io"). */
+  /**
+   * Submits a task with a label that appears in its {@link TaskRecord} (e.g. "cpu", "file-io").
+   *
+   * @param <T> the type of the task's result
+   * @param label the task's label; {@code ""} for none
+   * @param task the task
+   * @return a future the lane completes with the task's result or what it threw, or ends otherwise
+   *     if the task does not run to an end (see {@link TaskOutcome}); under {@link
+   *     OverflowPolicy#callerRuns()} the task may have run on the calling thread before this
+   *     returns
+   * @throws LaneRejectedException if the lane refused the task (its reason says why); nothing of
+   *     the task ran
+   * @throws NullPointerException if {@code label} or {@code task} is null
+   */
   <T> CompletableFuture<T> submit(String label, Callable<T> task);
 
-  /** Submits a labelled task. */
+  /**
+   * Submits a labelled task that returns nothing.
+   *
+   * @param label the task's label, as in {@link #submit(String, Callable)}; {@code ""} for none
+   * @param task the task
+   * @return a future the lane completes with {@code null} when the task returns, or with what it
+   *     threw, or ends otherwise if the task does not run to an end (see {@link TaskOutcome})
+   * @throws LaneRejectedException if the lane refused the task (its reason says why)
+   * @throws NullPointerException if {@code label} or {@code task} is null
+   */
   CompletableFuture<Void> submit(String label, Runnable task);
 
-  /** Executes a labelled task; what it throws goes to the lane's exception handler. */
+  /**
+   * Executes a labelled task; what it throws goes to the lane's exception handler.
+   *
+   * @param label the task's label, as in {@link #submit(String, Callable)}; {@code ""} for none
+   * @param task the task
+   * @throws LaneRejectedException if the lane refused the task (its reason says why)
+   * @throws NullPointerException if {@code label} or {@code task} is null
+   */
   void execute(String label, Runnable task);
 
-  /** A snapshot of counts, gauges and timings. */
+  /** {@return a snapshot of counts, gauges and timings (see {@link LaneStats} for how exact)} */
   LaneStats stats();
 
-  /** The current health state. */
+  /** {@return the current health state} */
   LaneHealth health();
 
   /**
@@ -111,15 +171,26 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
    * is cancelled, returned or rejected), on the thread where it ended, after the task's future
    * completed. Keep it quick; what it throws is logged and does not affect the task. When nobody
    * listens, no record is made. Remove it with {@link #removeListener}.
+   *
+   * @param listener called once per ended task
+   * @throws NullPointerException if {@code listener} is null
    */
   void onTask(Consumer<? super TaskRecord> listener);
 
-  /** Calls {@code listener} on every health transition. Remove it with {@link #removeListener}. */
+  /**
+   * Calls {@code listener} on every health transition. Remove it with {@link #removeListener}.
+   *
+   * @param listener called with each {@link HealthEvent}
+   * @throws NullPointerException if {@code listener} is null
+   */
   void onHealth(Consumer<? super HealthEvent> listener);
 
   /**
    * Stops calling a listener given to {@link #onTask} or {@link #onHealth}; false if it was not
    * registered.
+   *
+   * @param listener a listener given to {@code onTask} or {@code onHealth}
+   * @return true if it was registered and is removed
    */
   boolean removeListener(Object listener);
 

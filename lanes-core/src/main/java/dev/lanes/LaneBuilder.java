@@ -100,12 +100,12 @@ public final class LaneBuilder {
     return trimmed;
   }
 
-  /** The lane's name. */
+  /** {@return the lane's name, trimmed} */
   public String name() {
     return name;
   }
 
-  /** The lane's kind. */
+  /** {@return the lane's kind} */
   public LaneKind kind() {
     return kind;
   }
@@ -114,6 +114,13 @@ public final class LaneBuilder {
    * How many tasks may run at once: platform threads for CPU and BLOCKING lanes (a CPU lane's
    * default is the available processors), virtual threads at once for VIRTUAL lanes. Given by
    * {@link Lane#blocking} and {@link Lane#virtual}, so set here only for a CPU lane.
+   *
+   * @param concurrency 1 to {@value #MAX_PLATFORM_CONCURRENCY} for a platform lane, 1 to {@value
+   *     #MAX_VIRTUAL_CONCURRENCY} for a virtual lane
+   * @return this builder
+   * @throws IllegalArgumentException if {@code concurrency} is out of range
+   * @throws IllegalStateException if it was already set (always, on a BLOCKING or VIRTUAL lane's
+   *     builder)
    */
   public LaneBuilder concurrency(int concurrency) {
     requireRange("concurrency", concurrency, 1, maxConcurrency(kind));
@@ -130,6 +137,11 @@ public final class LaneBuilder {
    * How many tasks may wait beyond the ones running (default {@value #DEFAULT_QUEUE_CAPACITY}): the
    * lane holds at most {@code concurrency} + {@code queueCapacity} unfinished tasks, whatever its
    * workers are doing at the instant of a submission. The queue's slots are allocated up front.
+   *
+   * @param queueCapacity 1 to {@value #MAX_QUEUE_CAPACITY}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code queueCapacity} is out of range
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder queueCapacity(int queueCapacity) {
     requireRange("queueCapacity", queueCapacity, 1, MAX_QUEUE_CAPACITY);
@@ -138,7 +150,15 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** What to do when the lane is full (default {@link OverflowPolicy#reject()}). */
+  /**
+   * What to do when the lane is full (default {@link OverflowPolicy#reject()}).
+   *
+   * @param overflow the policy
+   * @return this builder
+   * @throws NullPointerException if {@code overflow} is null
+   * @throws IllegalArgumentException if a block-caller timeout is not between 1 ns and 24 h
+   * @throws IllegalStateException if it was already set
+   */
   public LaneBuilder overflow(OverflowPolicy overflow) {
     Objects.requireNonNull(overflow, prefix() + "overflow must not be null");
     if (overflow.kind() == OverflowPolicy.Kind.BLOCK_CALLER) {
@@ -160,6 +180,12 @@ public final class LaneBuilder {
    * on the machines lanes is developed on), so this bounds its cost by time, whatever the task
    * rate. Virtual threads have no CPU time in the JDK, so virtual lanes report none. One of
    * {@code cpuTimeSampled}, {@link #cpuTimeEveryTask()} and {@link #cpuTimeOff()} may be given.
+   *
+   * @param interval the least time between two readings by one worker: 1 ns to 1 h
+   * @return this builder
+   * @throws NullPointerException if {@code interval} is null
+   * @throws IllegalArgumentException if {@code interval} is out of range
+   * @throws IllegalStateException if a CPU-time setting was already given
    */
   public LaneBuilder cpuTimeSampled(Duration interval) {
     Objects.requireNonNull(interval, prefix() + "cpuTimeSampled interval must not be null");
@@ -175,7 +201,11 @@ public final class LaneBuilder {
   /**
    * Reads the CPU time around every task. On platform lanes a worker's reading at the end of one
    * task is the start of the next when nothing ran in between, so a task's figure also includes
-   * the worker's own dequeue work (well under a microsecond of CPU).
+   * the worker's own dequeue work (well under a microsecond of CPU). Virtual lanes report no CPU
+   * time whatever this setting.
+   *
+   * @return this builder
+   * @throws IllegalStateException if a CPU-time setting was already given
    */
   public LaneBuilder cpuTimeEveryTask() {
     once("cpuTime", "every task");
@@ -183,7 +213,13 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** Never reads CPU time. */
+  /**
+   * Never reads CPU time: the lane's CPU distributions stay empty and each {@link TaskRecord}'s
+   * {@code cpuNanos} is -1.
+   *
+   * @return this builder
+   * @throws IllegalStateException if a CPU-time setting was already given
+   */
   public LaneBuilder cpuTimeOff() {
     once("cpuTime", "off");
     this.cpuSampleNanos = -1;
@@ -193,6 +229,12 @@ public final class LaneBuilder {
   /**
    * Whether the lane's platform threads are daemon threads. Default {@code false}, as in the JDK's
    * executors: the JVM waits for a lane that was not closed. Virtual threads are always daemons.
+   * Applies to the default thread factory only; a factory given to {@link #threadFactory} decides
+   * for itself.
+   *
+   * @param daemon true for daemon threads
+   * @return this builder
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder daemon(boolean daemon) {
     once("daemon", daemon);
@@ -200,7 +242,15 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** Wraps every task at submission (context propagation); see {@link TaskDecorator}. */
+  /**
+   * Wraps every task at submission (context propagation); see {@link TaskDecorator}. Default
+   * {@link TaskDecorator#NONE}.
+   *
+   * @param taskDecorator the decorator
+   * @return this builder
+   * @throws NullPointerException if {@code taskDecorator} is null
+   * @throws IllegalStateException if it was already set
+   */
   public LaneBuilder taskDecorator(TaskDecorator taskDecorator) {
     Objects.requireNonNull(taskDecorator, prefix() + "taskDecorator must not be null");
     once("taskDecorator", taskDecorator);
@@ -211,6 +261,11 @@ public final class LaneBuilder {
   /**
    * Receives what tasks given to {@code execute()} throw. Default: the running thread's own
    * uncaught-exception handler. (Tasks given to {@code submit()} fail their future instead.)
+   *
+   * @param handler the handler; what it throws is logged
+   * @return this builder
+   * @throws NullPointerException if {@code handler} is null
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder exceptionHandler(Thread.UncaughtExceptionHandler handler) {
     Objects.requireNonNull(handler, prefix() + "exceptionHandler must not be null");
@@ -224,6 +279,11 @@ public final class LaneBuilder {
    * #daemon} setting, or virtual threads named the same way for a virtual lane. A factory given
    * here must make virtual threads for a virtual lane ({@link #build()} asks it for one unstarted
    * thread to check); it may return {@code null} or throw to refuse, which lanes handles.
+   *
+   * @param threadFactory the factory
+   * @return this builder
+   * @throws NullPointerException if {@code threadFactory} is null
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder threadFactory(ThreadFactory threadFactory) {
     Objects.requireNonNull(threadFactory, prefix() + "threadFactory must not be null");
@@ -232,7 +292,14 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** The clock for every timestamp (default {@link Ticker#system()}); for tests and the lab. */
+  /**
+   * The clock for every timestamp (default {@link Ticker#system()}); for tests and the lab.
+   *
+   * @param ticker the clock
+   * @return this builder
+   * @throws NullPointerException if {@code ticker} is null
+   * @throws IllegalStateException if it was already set
+   */
   public LaneBuilder ticker(Ticker ticker) {
     Objects.requireNonNull(ticker, prefix() + "ticker must not be null");
     once("ticker", ticker);
@@ -240,7 +307,15 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** Length of the "recent" window in {@link LaneStats} (default 10 s, from 100 ms to 1 h). */
+  /**
+   * Length of the "recent" window in {@link LaneStats} (default 10 s, from 100 ms to 1 h).
+   *
+   * @param statsInterval the window's length
+   * @return this builder
+   * @throws NullPointerException if {@code statsInterval} is null
+   * @throws IllegalArgumentException if {@code statsInterval} is out of range
+   * @throws IllegalStateException if it was already set
+   */
   public LaneBuilder statsInterval(Duration statsInterval) {
     Objects.requireNonNull(statsInterval, prefix() + "statsInterval must not be null");
     if (statsInterval.compareTo(Duration.ofMillis(100)) < 0
@@ -257,6 +332,11 @@ public final class LaneBuilder {
    * The lane is SATURATED when, over the saturation window, the mean queue wait exceeds {@code
    * ratio} × the mean run time (default 1: tasks wait in line longer than they run). One of this
    * and {@link #saturatedWhenWaitExceeds} may be given.
+   *
+   * @param ratio a finite number above 0
+   * @return this builder
+   * @throws IllegalArgumentException if {@code ratio} is not finite or not above 0 (NaN included)
+   * @throws IllegalStateException if a saturation threshold was already given
    */
   public LaneBuilder saturatedWhenWaitExceedsRun(double ratio) {
     if (!(ratio > 0) || Double.isInfinite(ratio)) {
@@ -268,7 +348,16 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** The lane is SATURATED when the mean queue wait over the window exceeds {@code wait}. */
+  /**
+   * The lane is SATURATED when the mean queue wait over the window exceeds {@code wait}, whatever
+   * the run time. One of this and {@link #saturatedWhenWaitExceedsRun} may be given.
+   *
+   * @param wait the threshold, above 0
+   * @return this builder
+   * @throws NullPointerException if {@code wait} is null
+   * @throws IllegalArgumentException if {@code wait} is 0 or negative
+   * @throws IllegalStateException if a saturation threshold was already given
+   */
   public LaneBuilder saturatedWhenWaitExceeds(Duration wait) {
     Objects.requireNonNull(wait, prefix() + "saturation wait must not be null");
     requirePositive("saturation wait", wait);
@@ -277,7 +366,15 @@ public final class LaneBuilder {
     return this;
   }
 
-  /** Sliding window of the saturation figures (default 5 s). */
+  /**
+   * Sliding window of the saturation figures (default 5 s).
+   *
+   * @param window the window's length, above 0
+   * @return this builder
+   * @throws NullPointerException if {@code window} is null
+   * @throws IllegalArgumentException if {@code window} is 0 or negative
+   * @throws IllegalStateException if it was already set
+   */
   public LaneBuilder saturationWindow(Duration window) {
     Objects.requireNonNull(window, prefix() + "saturationWindow must not be null");
     requirePositive("saturationWindow", window);
@@ -289,6 +386,12 @@ public final class LaneBuilder {
   /**
    * Waits below this never make the lane saturated (default 1 ms: a 3 µs wait behind a 1 µs task
    * is no problem).
+   *
+   * @param minWait the floor of the wait threshold, 0 or more
+   * @return this builder
+   * @throws NullPointerException if {@code minWait} is null
+   * @throws IllegalArgumentException if {@code minWait} is negative
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder saturationMinWait(Duration minWait) {
     Objects.requireNonNull(minWait, prefix() + "saturationMinWait must not be null");
@@ -301,6 +404,14 @@ public final class LaneBuilder {
   /**
    * How long the saturation (or rejection) condition must hold before the state worsens, and stop
    * holding before it goes back to OK (defaults 1 s and 2 s).
+   *
+   * @param enterAfter how long the condition must hold before the state worsens, 0 or more
+   * @param exitAfter how long the condition must stop holding before the state is OK again, 0 or
+   *     more
+   * @return this builder
+   * @throws NullPointerException if either is null
+   * @throws IllegalArgumentException if either is negative
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder saturationHysteresis(Duration enterAfter, Duration exitAfter) {
     Objects.requireNonNull(enterAfter, prefix() + "saturationHysteresis enterAfter must not be null");
@@ -319,6 +430,12 @@ public final class LaneBuilder {
    * ms); one seen through lanes' own futures is reported the moment it forms. Every deadlock is
    * reported (state DEADLOCKED, a health event, a logged diagnostic); {@link #failOnDeadlock()}
    * and {@link #compensateOnDeadlock(int)} also act on it.
+   *
+   * @param detection how long, above 0
+   * @return this builder
+   * @throws NullPointerException if {@code detection} is null
+   * @throws IllegalArgumentException if {@code detection} is 0 or negative
+   * @throws IllegalStateException if it was already set
    */
   public LaneBuilder deadlockDetection(Duration detection) {
     Objects.requireNonNull(detection, prefix() + "deadlockDetection must not be null");
@@ -333,6 +450,9 @@ public final class LaneBuilder {
    * complete with a {@link LaneRejectedException}, outcome {@link TaskOutcome#DEADLOCK}), which
    * releases the waiters instead of hanging them. One of this and {@link #compensateOnDeadlock}
    * may be given.
+   *
+   * @return this builder
+   * @throws IllegalStateException if a deadlock action was already given
    */
   public LaneBuilder failOnDeadlock() {
     once("deadlock action", "fail");
@@ -342,7 +462,13 @@ public final class LaneBuilder {
 
   /**
    * On a proven starvation deadlock, runs the queued tasks every worker waits on, each on a
-   * temporary extra thread that ends after it, at most {@code maxExtraThreads} at once.
+   * temporary extra thread that ends after it, at most {@code maxExtraThreads} at once. One of this
+   * and {@link #failOnDeadlock()} may be given.
+   *
+   * @param maxExtraThreads 1 to {@value #MAX_PLATFORM_CONCURRENCY}
+   * @return this builder
+   * @throws IllegalArgumentException if {@code maxExtraThreads} is out of range
+   * @throws IllegalStateException if a deadlock action was already given
    */
   public LaneBuilder compensateOnDeadlock(int maxExtraThreads) {
     requireRange("compensateOnDeadlock maxExtraThreads", maxExtraThreads, 1,
@@ -368,6 +494,12 @@ public final class LaneBuilder {
    * Builds and starts the lane (a platform lane starts its threads now). Checks the combination of
    * settings first: a thread factory must make virtual threads for a virtual lane (it is asked
    * for one unstarted thread to see), and the queue's up-front memory must fit the heap.
+   *
+   * @return the running lane
+   * @throws IllegalArgumentException if the combination of settings is refused; the message names
+   *     the lane and the setting
+   * @throws IllegalStateException if a platform lane could not start one of its threads (the
+   *     threads it started are stopped)
    */
   public Lane build() {
     return build(TaskDecorator.NONE);

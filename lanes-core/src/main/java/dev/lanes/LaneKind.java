@@ -12,7 +12,10 @@ public enum LaneKind {
    */
   VIRTUAL;
 
-  /** Lower-case name as used in metrics tags and tables ({@code cpu}, {@code blocking}, ...). */
+  /**
+   * {@return the lower-case name as used in metrics tags and tables ({@code cpu}, {@code
+   * blocking}, {@code virtual})}
+   */
   public String tag() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }

@@ -10,14 +10,26 @@ import java.util.concurrent.RejectedExecutionException;
 public final class LaneRejectedException extends RejectedExecutionException {
   @Serial private static final long serialVersionUID = 2L;
 
+  /** The lane's name. */
   private final String lane;
+  /** Why the task was refused or dropped: one of the rejection outcomes. */
   private final TaskOutcome reason;
+  /** The lane's queue capacity. */
   private final int queueCapacity;
+  /** Tasks queued when the task was refused or dropped. */
   private final int queued;
+  /** Tasks running when the task was refused or dropped. */
   private final int running;
 
   /**
-   * @throws IllegalArgumentException if {@code reason} is not a rejection ({@link
+   * Makes the exception; its message is built from the figures (see the class comment).
+   *
+   * @param lane the lane's name
+   * @param reason why: one of the rejection outcomes
+   * @param queueCapacity the lane's queue capacity
+   * @param queued tasks queued at that moment
+   * @param running tasks running at that moment
+   * @throws IllegalArgumentException if {@code reason} is null or not a rejection ({@link
    *     TaskOutcome#isRejection()})
    */
   public LaneRejectedException(
@@ -49,24 +61,33 @@ public final class LaneRejectedException extends RejectedExecutionException {
         + queued + ", running " + running + ")";
   }
 
-  /** The lane's name. */
+  /** {@return the name of the lane that refused or dropped the task} */
   public String lane() {
     return lane;
   }
 
-  /** Why: one of the rejection outcomes. */
+  /** {@return why: one of the rejection outcomes ({@link TaskOutcome#isRejection()})} */
   public TaskOutcome reason() {
     return reason;
   }
 
+  /** {@return the lane's queue capacity} */
   public int queueCapacity() {
     return queueCapacity;
   }
 
+  /**
+   * {@return how many tasks were queued when the task was refused or dropped} Read without a lock,
+   * so approximate under concurrent submission.
+   */
   public int queued() {
     return queued;
   }
 
+  /**
+   * {@return how many tasks were running when the task was refused or dropped} Read without a
+   * lock, so approximate under concurrent submission.
+   */
   public int running() {
     return running;
   }

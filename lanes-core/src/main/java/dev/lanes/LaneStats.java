@@ -75,6 +75,12 @@ public record LaneStats(
   /** A task whose own W/C is above this (at least) mostly waits. */
   public static final double BLOCKING_WC = 3.0;
 
+  /**
+   * Makes a snapshot; {@code ended} is copied with every outcome present (0 where it had none) and
+   * cannot be modified.
+   *
+   * @throws NullPointerException if {@code ended} is null
+   */
   public LaneStats {
     EnumMap<TaskOutcome, Long> copy = new EnumMap<>(TaskOutcome.class);
     for (TaskOutcome o : TaskOutcome.values()) {
@@ -83,12 +89,18 @@ public record LaneStats(
     ended = Collections.unmodifiableMap(copy);
   }
 
-  /** Tasks that ended under {@code outcome}. */
+  /**
+   * Tasks that ended under {@code outcome}.
+   *
+   * @param outcome the outcome
+   * @return how many tasks ended under it, 0 or more
+   * @throws NullPointerException if {@code outcome} is null
+   */
   public long count(TaskOutcome outcome) {
     return ended.get(outcome);
   }
 
-  /** Tasks that ended, whatever the outcome. */
+  /** {@return how many tasks ended, whatever the outcome: the sum of {@link #ended()}} */
   public long endedTotal() {
     long sum = 0;
     for (long n : ended.values()) {
@@ -97,27 +109,39 @@ public record LaneStats(
     return sum;
   }
 
-  /** Ran and returned normally. */
+  /** {@return how many tasks ran and returned normally ({@link TaskOutcome#COMPLETED})} */
   public long completed() {
     return count(TaskOutcome.COMPLETED);
   }
 
-  /** Ran and threw, or ended failed without running to an end ({@link TaskOutcome#FAILED}). */
+  /**
+   * {@return how many tasks ran and threw, or ended failed without running to an end ({@link
+   * TaskOutcome#FAILED})}
+   */
   public long failed() {
     return count(TaskOutcome.FAILED);
   }
 
-  /** Cancelled while queued or running. */
+  /**
+   * {@return how many tasks were cancelled while queued or running ({@link
+   * TaskOutcome#CANCELLED})}
+   */
   public long cancelled() {
     return count(TaskOutcome.CANCELLED);
   }
 
-  /** Handed back by {@code shutdownNow()}. */
+  /**
+   * {@return how many tasks were handed back by {@code shutdownNow()} ({@link
+   * TaskOutcome#RETURNED})}
+   */
   public long returned() {
     return count(TaskOutcome.RETURNED);
   }
 
-  /** Refused or dropped, whatever the reason ({@link TaskOutcome#isRejection()}). */
+  /**
+   * {@return how many tasks were refused or dropped, whatever the reason ({@link
+   * TaskOutcome#isRejection()})}
+   */
   public long rejected() {
     long sum = 0;
     for (Map.Entry<TaskOutcome, Long> e : ended.entrySet()) {
@@ -128,22 +152,31 @@ public record LaneStats(
     return sum;
   }
 
-  /** Queue slots free now. */
+  /** {@return how many queue slots are free now: {@code queueCapacity - queued}, never below 0} */
   public int remainingCapacity() {
     return Math.max(0, queueCapacity - queued);
   }
 
-  /** Busy thread time ÷ (concurrency × uptime). */
+  /**
+   * {@return busy thread time ÷ (concurrency × uptime), as {@link Timings#utilisation} of {@link
+   * #sinceStart()} with the current concurrency}
+   */
   public double utilisation() {
     return sinceStart.utilisation(concurrency);
   }
 
-  /** Busy thread time ÷ (concurrency × the recent window). */
+  /**
+   * {@return busy thread time ÷ (concurrency × the recent window), as {@link Timings#utilisation}
+   * of {@link #recent()} with the current concurrency}
+   */
   public double recentUtilisation() {
     return recent.utilisation(concurrency);
   }
 
-  /** Measured W/C since start; NaN without CPU samples. */
+  /**
+   * {@return the measured W/C since start ({@link Timings#blockingRatio()}); NaN without CPU
+   * samples}
+   */
   public double blockingRatio() {
     return sinceStart.blockingRatio();
   }

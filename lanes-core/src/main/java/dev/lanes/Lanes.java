@@ -59,14 +59,29 @@ public final class Lanes implements AutoCloseable {
     this.order = new ArrayList<>(built.keySet());
   }
 
-  /** Builds the lanes (at least one; distinct names). */
+  /**
+   * Builds the lanes (at least one; distinct names). If one fails to build, those built before it
+   * are shut down and its failure is thrown.
+   *
+   * @param lanes the lanes' builders, in the order the set keeps them
+   * @return the set, every lane running
+   * @throws IllegalArgumentException if there is no lane or two have the same name
+   * @throws NullPointerException if a builder is null
+   */
   public static Lanes of(LaneBuilder... lanes) {
     return of(TaskDecorator.NONE, lanes);
   }
 
   /**
    * Builds the lanes with {@code decorator} applied to every lane's tasks, outside each lane's own
-   * decorator (and to lanes added later).
+   * decorator (and to lanes added later). If one fails to build, those built before it are shut
+   * down and its failure is thrown.
+   *
+   * @param decorator applied to every lane's tasks; {@link TaskDecorator#NONE} for none
+   * @param lanes the lanes' builders, in the order the set keeps them
+   * @return the set, every lane running
+   * @throws IllegalArgumentException if there is no lane or two have the same name
+   * @throws NullPointerException if {@code decorator} or a builder is null
    */
   public static Lanes of(TaskDecorator decorator, LaneBuilder... lanes) {
     Objects.requireNonNull(decorator, "decorator");
@@ -84,7 +99,13 @@ public final class Lanes implements AutoCloseable {
     return b.build(decorator);
   }
 
-  /** The lane called {@code name}; an unknown name fails with a message listing the known ones. */
+  /**
+   * The lane called {@code name}; an unknown name fails with a message listing the known ones.
+   *
+   * @param name the lane's name
+   * @return the lane
+   * @throws IllegalArgumentException if no lane in the set has that name
+   */
   public Lane lane(String name) {
     Lane l = lanes.get(name);
     if (l == null) {
@@ -94,7 +115,7 @@ public final class Lanes implements AutoCloseable {
     return l;
   }
 
-  /** Lane names in the order they were declared or added. */
+  /** {@return the lane names in the order they were declared or added; an unmodifiable copy} */
   public List<String> names() {
     lock.lock();
     try {
@@ -104,7 +125,7 @@ public final class Lanes implements AutoCloseable {
     }
   }
 
-  /** Every lane, in declaration order. */
+  /** {@return every lane, in the order they were declared or added; a copy} */
   public Collection<Lane> all() {
     List<Lane> out = new ArrayList<>();
     Map<String, Lane> m = lanes;
@@ -117,7 +138,16 @@ public final class Lanes implements AutoCloseable {
     return out;
   }
 
-  /** Builds and adds a lane to the running set (the set's task decorator applies). */
+  /**
+   * Builds and adds a lane to the running set (the set's task decorator applies), then tells the
+   * {@link #onAdded} listeners on this thread.
+   *
+   * @param builder the new lane's builder
+   * @return the new lane, running
+   * @throws IllegalArgumentException if a lane of that name is in the set
+   * @throws IllegalStateException if the set was closed
+   * @throws NullPointerException if {@code builder} is null
+   */
   public Lane add(LaneBuilder builder) {
     Objects.requireNonNull(builder, "builder");
     Lane lane;
@@ -145,6 +175,10 @@ public final class Lanes implements AutoCloseable {
   /**
    * Removes a lane from the set and closes it (waits for its accepted tasks). Returns the removed
    * lane.
+   *
+   * @param name the lane's name
+   * @return the removed lane, terminated
+   * @throws IllegalArgumentException if no lane in the set has that name
    */
   public Lane remove(String name) {
     Lane lane;
@@ -163,17 +197,32 @@ public final class Lanes implements AutoCloseable {
     return lane;
   }
 
-  /** Tells {@code listener} about every lane added from now on (by {@link #add}). */
+  /**
+   * Tells {@code listener} about every lane added from now on (by {@link #add}).
+   *
+   * @param listener called with each new lane, on the thread that added it
+   * @throws NullPointerException if {@code listener} is null
+   */
   public void onAdded(Consumer<? super Lane> listener) {
     addedListeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  /** Tells {@code listener} about every lane removed from now on (after it was closed). */
+  /**
+   * Tells {@code listener} about every lane removed from now on (after it was closed).
+   *
+   * @param listener called with each removed lane, on the thread that removed it
+   * @throws NullPointerException if {@code listener} is null
+   */
   public void onRemoved(Consumer<? super Lane> listener) {
     removedListeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  /** Stops calling a listener given to {@link #onAdded} or {@link #onRemoved}. */
+  /**
+   * Stops calling a listener given to {@link #onAdded} or {@link #onRemoved}.
+   *
+   * @param listener the listener
+   * @return true if it was registered and is removed
+   */
   public boolean removeListener(Object listener) {
     return addedListeners.remove(listener) | removedListeners.remove(listener);
   }
@@ -184,7 +233,7 @@ public final class Lanes implements AutoCloseable {
     }
   }
 
-  /** Stats of every lane, by name, in declaration order. */
+  /** {@return the stats of every lane, by name, in the order the lanes were declared or added} */
   public Map<String, LaneStats> stats() {
     Map<String, LaneStats> out = new LinkedHashMap<>();
     for (Lane l : all()) {
@@ -193,12 +242,21 @@ public final class Lanes implements AutoCloseable {
     return out;
   }
 
-  /** A table of every lane for people: queue, wait / run / CPU p50 and p99, rejections, use. */
+  /**
+   * {@return a table of every lane for people: queue, wait / run / CPU p50 and p99, rejections,
+   * use}
+   */
   public String table() {
     return table(stats().values());
   }
 
-  /** The same table for any stats. */
+  /**
+   * The same table for any stats.
+   *
+   * @param stats the rows, in the order to print them
+   * @return the table: a header line, one line per lane with times in milliseconds ({@code -}
+   *     where nothing was measured), and a closing note
+   */
   public static String table(Collection<LaneStats> stats) {
     String header = String.format(Locale.ROOT,
         "%-14s %-8s %7s %7s %7s %9s %9s %9s %9s %9s %9s %8s %6s %-9s%n",

@@ -31,12 +31,18 @@ public final class OverflowPolicy {
 
   /**
    * Throw {@link LaneRejectedException} with reason {@link TaskOutcome#QUEUE_FULL} (the default).
+   *
+   * @return the reject policy
    */
   public static OverflowPolicy reject() {
     return REJECT;
   }
 
-  /** Run the task on the submitting thread: the natural brake on a producer. */
+  /**
+   * Run the task on the submitting thread: the natural brake on a producer.
+   *
+   * @return the caller-runs policy
+   */
   public static OverflowPolicy callerRuns() {
     return CALLER_RUNS;
   }
@@ -45,6 +51,10 @@ public final class OverflowPolicy {
    * Block the submitting thread until the lane has room, up to {@code timeout}, then reject with
    * reason {@link TaskOutcome#BLOCK_TIMEOUT} (backpressure). The lane's builder checks the timeout
    * (1 ns to 24 h).
+   *
+   * @param timeout the longest a submitting thread waits for room
+   * @return a block-caller policy with that timeout
+   * @throws NullPointerException if {@code timeout} is null
    */
   public static OverflowPolicy blockCaller(Duration timeout) {
     return new OverflowPolicy(Kind.BLOCK_CALLER, Objects.requireNonNull(timeout, "timeout"));
@@ -53,6 +63,8 @@ public final class OverflowPolicy {
   /**
    * Drop the oldest queued task to make room: its future is cancelled and the drop is counted
    * under {@link TaskOutcome#DISCARDED_OLDEST}.
+   *
+   * @return the discard-oldest policy
    */
   public static OverflowPolicy discardOldest() {
     return DISCARD_OLDEST;

@@ -16,9 +16,26 @@ public interface TaskDecorator {
   /** The decorator that changes nothing. */
   TaskDecorator NONE = task -> task;
 
+  /**
+   * Wraps one task. Called on the submitting thread, once per task, before the lane accepts it:
+   * what it throws reaches the submitter and nothing is accepted.
+   *
+   * @param task the task to wrap: the submitted task inside lanes' timing wrapper (never null)
+   * @return the {@code Runnable} the lane's thread runs in its place; it must call {@code
+   *     task.run()}, or the task ends {@link TaskOutcome#FAILED}. Null is refused with a {@link
+   *     NullPointerException} to the submitter, and nothing is accepted
+   */
   Runnable decorate(Runnable task);
 
-  /** This decorator, then {@code inner} closer to the task. */
+  /**
+   * Composes two decorators: this one outside, {@code inner} closer to the task. Both are called on
+   * the submitting thread, {@code inner} first.
+   *
+   * @param inner the decorator to apply closer to the task
+   * @return the composed decorator; {@code inner} itself if this is {@link #NONE}, this one if
+   *     {@code inner} is
+   * @throws NullPointerException if {@code inner} is null
+   */
   default TaskDecorator andThen(TaskDecorator inner) {
     Objects.requireNonNull(inner, "inner");
     if (this == NONE) {
@@ -33,6 +50,10 @@ public interface TaskDecorator {
   /**
    * Copies the submitter's values of {@code locals} to the running thread for the task's run, and
    * restores the running thread's own values afterwards, so nothing leaks into the next task.
+   *
+   * @param locals the thread-locals to carry (none gives a decorator that carries nothing)
+   * @return a decorator that captures the locals' values when a task is submitted
+   * @throws NullPointerException if {@code locals} or one of them is null
    */
   static TaskDecorator threadLocals(ThreadLocal<?>... locals) {
     List<ThreadLocal<?>> all = List.copyOf(Arrays.asList(locals));

@@ -36,12 +36,19 @@ public enum TaskOutcome {
    */
   DEADLOCK;
 
-  /** True for the outcomes of a task refused at submission or dropped before it ran. */
+  /**
+   * {@return true for the outcomes of a task refused at submission or dropped before it ran:
+   * {@code QUEUE_FULL}, {@code BLOCK_TIMEOUT}, {@code SHUTDOWN}, {@code DISCARDED_OLDEST}, {@code
+   * THREAD_START_FAILED} and {@code DEADLOCK}}
+   */
   public boolean isRejection() {
     return ordinal() >= QUEUE_FULL.ordinal();
   }
 
-  /** Lower-case name with {@code _} as in metrics tags ({@code completed}, {@code queue_full}). */
+  /**
+   * {@return the lower-case name with {@code _} as in metrics tags ({@code completed}, {@code
+   * queue_full})}
+   */
   public String tag() {
     return name().toLowerCase(Locale.ROOT);
   }

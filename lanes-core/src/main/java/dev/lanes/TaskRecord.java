@@ -35,15 +35,17 @@ public record TaskRecord(
     long cpuNanos,
     TaskOutcome outcome) {
 
+  /** {@return {@link #queueWaitNanos()} in milliseconds} */
   public double queueWaitMillis() {
     return queueWaitNanos / 1e6;
   }
 
+  /** {@return {@link #runNanos()} in milliseconds; 0 if it never ran} */
   public double runMillis() {
     return runNanos / 1e6;
   }
 
-  /** CPU milliseconds, or -1 when not measured. */
+  /** {@return {@link #cpuNanos()} in milliseconds, or -1 when not measured} */
   public double cpuMillis() {
     return cpuNanos < 0 ? -1 : cpuNanos / 1e6;
   }

@@ -8,10 +8,10 @@ package dev.lanes;
 @FunctionalInterface
 public interface Ticker {
 
-  /** The current reading, in nanoseconds. */
+  /** {@return the current reading, in nanoseconds} */
   long read();
 
-  /** {@link System#nanoTime()}. */
+  /** {@return the ticker that reads {@link System#nanoTime()}; always the same instance} */
   static Ticker system() {
     return SystemTicker.INSTANCE;
   }

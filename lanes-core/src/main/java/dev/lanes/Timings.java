@@ -21,12 +21,16 @@ public record Timings(
     long cpuSampledRunNanos,
     long cpuNanos) {
 
+  /** No tasks and an empty window: every distribution {@link Distribution#EMPTY}, every sum 0. */
   public static final Timings EMPTY =
       new Timings(Distribution.EMPTY, Distribution.EMPTY, Distribution.EMPTY, 0, 0, 0, 0);
 
   /**
    * Measured blocking ratio W/C = (run − CPU) ÷ CPU over the tasks whose CPU time was read, or NaN
    * without any. 0 means pure computation; 9 means 90 % of a task's time is waiting.
+   *
+   * @return the ratio, 0 or more (0 when CPU time is at least the run time), or NaN when no task's
+   *     CPU time was read or their CPU times add up to 0
    */
   public double blockingRatio() {
     if (cpuTime.count() == 0 || cpuNanos <= 0) {
@@ -35,7 +39,15 @@ public record Timings(
     return Math.max(0, cpuSampledRunNanos - cpuNanos) / (double) cpuNanos;
   }
 
-  /** Busy thread time ÷ (concurrency × window), or NaN for an empty window. */
+  /**
+   * Busy thread time ÷ (concurrency × window), or NaN for an empty window.
+   *
+   * @param concurrency how many tasks could run at once over the window (the lane's concurrency)
+   * @return the share of the lane's capacity spent running tasks, usually 0 to 1; it can exceed 1,
+   *     as a task's whole run counts in the window it ended in, and tasks run by their callers
+   *     (caller-runs) count as busy time too. NaN when the window is empty or {@code concurrency}
+   *     is below 1
+   */
   public double utilisation(int concurrency) {
     if (windowNanos <= 0 || concurrency <= 0) {
       return Double.NaN;
