@@ -259,8 +259,12 @@ public final class LaneBuilder {
   }
 
   /**
-   * Receives what tasks given to {@code execute()} throw. Default: the running thread's own
-   * uncaught-exception handler. (Tasks given to {@code submit()} fail their future instead.)
+   * Receives what tasks given to {@code execute()} throw, and the {@link LaneRejectedException}
+   * of such a task dropped after it was accepted (discard-oldest, shutdownNow racing a
+   * submission, no thread to run it) when no future made for it can be reached — then on the
+   * thread that dropped it, which may be a submitter's. Default: the current thread's own
+   * uncaught-exception handler. (Tasks given to {@code submit()} fail or cancel their future
+   * instead.)
    *
    * @param handler the handler; what it throws is logged
    * @return this builder
@@ -329,9 +333,11 @@ public final class LaneBuilder {
   }
 
   /**
-   * The lane is SATURATED when, over the saturation window, the mean queue wait exceeds {@code
-   * ratio} × the mean run time (default 1: tasks wait in line longer than they run). One of this
-   * and {@link #saturatedWhenWaitExceeds} may be given.
+   * The lane is SATURATED when its queue wait exceeds {@code ratio} × the mean run time over the
+   * saturation window (default 1: tasks wait in line longer than they run). The queue wait judged
+   * is the larger of the mean wait of the tasks that started in the window and the age of the
+   * oldest task still queued, so a queue that stopped moving shows before its tasks start. One of
+   * this and {@link #saturatedWhenWaitExceeds} may be given.
    *
    * @param ratio a finite number above 0
    * @return this builder
@@ -349,8 +355,9 @@ public final class LaneBuilder {
   }
 
   /**
-   * The lane is SATURATED when the mean queue wait over the window exceeds {@code wait}, whatever
-   * the run time. One of this and {@link #saturatedWhenWaitExceedsRun} may be given.
+   * The lane is SATURATED when its queue wait over the window (the larger of the mean wait and the
+   * oldest queued task's age, as for {@link #saturatedWhenWaitExceedsRun}) exceeds {@code wait},
+   * whatever the run time. One of this and {@link #saturatedWhenWaitExceedsRun} may be given.
    *
    * @param wait the threshold, above 0
    * @return this builder

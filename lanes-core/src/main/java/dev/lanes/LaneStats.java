@@ -3,6 +3,7 @@ package dev.lanes;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A snapshot of one lane: counts, gauges, and wait / run / CPU distributions since it started and
@@ -84,7 +85,7 @@ public record LaneStats(
   public LaneStats {
     EnumMap<TaskOutcome, Long> copy = new EnumMap<>(TaskOutcome.class);
     for (TaskOutcome o : TaskOutcome.values()) {
-      copy.put(o, ended.getOrDefault(o, 0L));
+      copy.put(o, Objects.requireNonNull(ended.getOrDefault(o, 0L), "ended count of " + o));
     }
     ended = Collections.unmodifiableMap(copy);
   }

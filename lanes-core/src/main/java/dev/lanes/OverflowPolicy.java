@@ -50,7 +50,9 @@ public final class OverflowPolicy {
   /**
    * Block the submitting thread until the lane has room, up to {@code timeout}, then reject with
    * reason {@link TaskOutcome#BLOCK_TIMEOUT} (backpressure). The lane's builder checks the timeout
-   * (1 ns to 24 h).
+   * (1 ns to 24 h). A caller that is interrupted while it waits (or already was) stops waiting at
+   * once, keeps its interrupt status, and is rejected the same way ({@link TaskOutcome#SHUTDOWN}
+   * if the lane shut down meanwhile).
    *
    * @param timeout the longest a submitting thread waits for room
    * @return a block-caller policy with that timeout
@@ -61,8 +63,11 @@ public final class OverflowPolicy {
   }
 
   /**
-   * Drop the oldest queued task to make room: its future is cancelled and the drop is counted
-   * under {@link TaskOutcome#DISCARDED_OLDEST}.
+   * Drop the oldest queued task to make room, counted under {@link
+   * TaskOutcome#DISCARDED_OLDEST}: the future {@code submit} returned for it is cancelled; for a
+   * task given to {@code execute}, the future {@code CompletableFuture.runAsync/supplyAsync} made
+   * for it fails with a {@link LaneRejectedException} where lanes can reach it, and otherwise the
+   * lane's exception handler receives that exception.
    *
    * @return the discard-oldest policy
    */

@@ -5,8 +5,10 @@ import java.util.Locale;
 /**
  * How a task given to a lane ended. Every task ends in exactly one of these and is counted under
  * it ({@link LaneStats#count(TaskOutcome)}); the refusals and drops say why ({@link
- * #isRejection()}), and are the reason of the {@link LaneRejectedException} the task's caller or
- * future sees.
+ * #isRejection()}): a refused caller gets a {@link LaneRejectedException} with that reason, and a
+ * task dropped after it was accepted ends that way too — except the future {@code submit}
+ * returned for a task that discard-oldest dropped, which is cancelled (its {@code get} throws
+ * {@code CancellationException}).
  */
 public enum TaskOutcome {
   /** Ran and returned normally. */

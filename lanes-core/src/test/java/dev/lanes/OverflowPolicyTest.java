@@ -133,4 +133,33 @@ class OverflowPolicyTest {
       Work.assertBooksBalance(lane.stats());
     }
   }
+
+  @org.junit.jupiter.api.Test
+  void anInterruptedBlockedCallerIsRejectedAtOnceAndKeepsItsInterrupt() throws Exception {
+    try (Lane lane = Lane.blocking("block-interrupt", 1).queueCapacity(1)
+        .overflow(OverflowPolicy.blockCaller(java.time.Duration.ofHours(1))).build()) {
+      CountDownLatch release = Work.occupy(lane);
+      lane.execute(() -> {}); // the queue's one slot
+      java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      java.util.concurrent.atomic.AtomicBoolean stillInterrupted =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Thread caller = new Thread(() -> {
+        Thread.currentThread().interrupt();
+        try {
+          lane.execute(() -> {});
+        } catch (Throwable e) {
+          thrown.set(e);
+        }
+        stillInterrupted.set(Thread.currentThread().isInterrupted());
+      });
+      caller.start();
+      caller.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(Work.PATIENCE_SECONDS)); // far below the 1 h timeout
+      assertThat(caller.isAlive()).isFalse();
+      assertThat(thrown.get()).isInstanceOf(LaneRejectedException.class);
+      assertThat(((LaneRejectedException) thrown.get()).reason()).isEqualTo(TaskOutcome.BLOCK_TIMEOUT);
+      assertThat(stillInterrupted.get()).isTrue();
+      release.countDown();
+    }
+  }
 }
