@@ -14,25 +14,12 @@ final class Work {
 
   /** Spins on the CPU for about {@code millis} of wall time. */
   static long spinMillis(long millis) {
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    long x = 0;
-    while (System.nanoTime() < end) {
-      x += Long.numberOfTrailingZeros(x + 17) ^ x;
-    }
-    return x;
+    return dev.lanes.testkit.Spin.millis(millis);
   }
 
   /** Spins until this thread has used {@code millis} of CPU time (however long that takes). */
   static long spinCpuMillis(long millis) {
-    var mx = java.lang.management.ManagementFactory.getThreadMXBean();
-    long end = mx.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    long x = 0;
-    while (mx.getCurrentThreadCpuTime() < end) {
-      for (int i = 0; i < 1_000; i++) {
-        x += Long.numberOfTrailingZeros(x + 17) ^ x;
-      }
-    }
-    return x;
+    return dev.lanes.testkit.Spin.cpuMillis(millis);
   }
 
   static void await(CountDownLatch latch) {

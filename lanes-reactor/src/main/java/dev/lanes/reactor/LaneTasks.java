@@ -1,6 +1,7 @@
 package dev.lanes.reactor;
 
 import dev.lanes.Lane;
+import dev.lanes.OverflowPolicy;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -128,11 +129,18 @@ final class LaneTasks {
   }
 
   /**
-   * Runs on a short-lived virtual thread: the lane's overflow policy may block the submitter
-   * ({@code blockCaller}) or run the task on it ({@code callerRuns}), and a {@link Lane} does not
-   * say which policy it has, so the shared timer thread never submits itself.
+   * Hands a due task to the lane. A lane whose overflow policy never holds the submitter ({@code
+   * reject}, {@code discardOldest}) is handed it on the timer thread itself; for one that may block
+   * the submitter ({@code blockCaller}) or run the task on it ({@code callerRuns}), the hand-off
+   * runs on a short-lived virtual thread, so the shared timer thread is never blocked and never
+   * runs a task.
    */
   private void handOff(Runnable handOff) {
+    OverflowPolicy policy = lane.overflow();
+    if (policy.equals(OverflowPolicy.reject()) || policy.equals(OverflowPolicy.discardOldest())) {
+      handOff.run();
+      return;
+    }
     Thread.ofVirtual().name("lanes-reactor-handoff-" + lane.name()).start(handOff);
   }
 

@@ -307,6 +307,28 @@ class LaneSchedulerTest {
   }
 
   @Test
+  void aDueTaskIsHandedToALaneThatNeverHoldsItsSubmitterOnTheTimerThreadItself() throws Exception {
+    java.util.List<String> submitters = new java.util.concurrent.CopyOnWriteArrayList<>();
+    dev.lanes.TaskDecorator recordSubmitter = task -> {
+      submitters.add(Thread.currentThread().getName()); // decorate runs on the submitting thread
+      return task;
+    };
+    for (dev.lanes.OverflowPolicy policy :
+        java.util.List.of(dev.lanes.OverflowPolicy.reject(), dev.lanes.OverflowPolicy.blockCaller(PATIENCE))) {
+      submitters.clear();
+      Lane lane = lane(Lane.blocking("rx-" + policy.toString().replaceAll("\\W", ""), 1)
+          .overflow(policy).taskDecorator(recordSubmitter).build());
+      Mono.delay(TICK, LaneScheduler.of(lane)).block(PATIENCE);
+      assertThat(submitters).as("who handed the due task to a %s lane", policy).isNotEmpty();
+      if (policy.equals(dev.lanes.OverflowPolicy.reject())) {
+        assertThat(submitters).allMatch(n -> n.startsWith("lanes-reactor-timer"));
+      } else {
+        assertThat(submitters).allMatch(n -> n.startsWith("lanes-reactor-handoff-"));
+      }
+    }
+  }
+
+  @Test
   void concurrentScheduleAndDisposeRunEachSurvivingTaskOnceAndLeaveNoTimer() throws Exception {
     Lane lane = lane(Lane.blocking("rx-stress", 2).queueCapacity(50_000).build());
     LaneScheduler scheduler = LaneScheduler.of(lane);
