@@ -168,6 +168,9 @@ final class ForeignFutures {
    * its waiters will wake by themselves; false where the JDK's futures cannot be read.
    */
   static boolean hasTimeout(CompletableFuture<?> f) {
+    if (f instanceof LaneStage<?> s && s.hasTimeout) {
+      return true; // lanes' own orTimeout / completeOnTimeout (not the JDK's Canceller)
+    }
     if (!AVAILABLE) {
       return false;
     }

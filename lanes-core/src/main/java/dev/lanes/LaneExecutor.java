@@ -1518,11 +1518,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public LaneStats stats() {
     long now = ticker.read();
-    Timings[] t = timings.read(now);
+    long[] oc = new long[3];
+    Timings[] t = timings.read(now, oc);
     EnumMap<TaskOutcome, Long> ended = new EnumMap<>(TaskOutcome.class);
     rejected.forEach((r, a) -> ended.put(r, a.sum()));
     int running = running();
-    long[] oc = timings.outcomes();
     ended.put(TaskOutcome.COMPLETED, oc[0] + outcomeCorrections[0].sum());
     ended.put(TaskOutcome.FAILED, oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum());
     ended.put(TaskOutcome.CANCELLED,

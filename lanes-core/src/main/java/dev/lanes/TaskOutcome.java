@@ -15,7 +15,8 @@ public enum TaskOutcome {
   COMPLETED,
   /**
    * Ran and threw, or ended failed without running to an end: a task decorator that did not run
-   * it, or a worker thread that died under it.
+   * it, a worker thread that died under it, or its future timed out ({@code orTimeout}) before
+   * it started (then it does not run).
    */
   FAILED,
   /** Its future was cancelled, before or while it ran. */

@@ -107,9 +107,20 @@ final class TimingBook {
 
   /** Since-start and recent timings as of {@code now}. */
   Timings[] read(long now) {
+    return read(now, null);
+  }
+
+  /**
+   * Since-start and recent timings as of {@code now}, and (if {@code outcomes} is not null) the
+   * cumulative outcome counts of the same drain copied into it: one drain for a whole snapshot.
+   */
+  Timings[] read(long now, long[] outcomes) {
     readLock.lock();
     try {
       drain();
+      if (outcomes != null) {
+        System.arraycopy(total.outcomes, 0, outcomes, 0, outcomes.length);
+      }
       if (now - intervalStart >= intervalNanos) {
         recent = current.toTimings(now - intervalStart);
         current.reset();

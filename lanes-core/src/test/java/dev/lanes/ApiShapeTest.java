@@ -153,4 +153,44 @@ class ApiShapeTest {
       assertThat(lane.stats().concurrency()).isEqualTo(1);
     }
   }
+
+  @Test
+  void aQueuedTaskWhoseOwnFutureTimesOutDoesNotRunAndCountsAsFailed() throws Exception {
+    try (Lane lane = Lane.blocking("own-timeout", 1).build()) {
+      CountDownLatch release = Work.occupy(lane);
+      java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+      CompletableFuture<String> f = lane.submit(() -> {
+        ran.set(true);
+        return "late";
+      }).orTimeout(20, TimeUnit.MILLISECONDS);
+      assertThatThrownBy(() -> f.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(TimeoutException.class);
+      release.countDown();
+      lane.close();
+      assertThat(ran).isFalse();
+      assertThat(lane.stats().failed()).isEqualTo(1);
+      Work.assertBooksBalance(lane.stats());
+    }
+  }
+
+  @Test
+  void taskIdsArePositionsInTheQueueAndTasksThatNeverEnteredItCountDownFromMinusOne()
+      throws Exception {
+    List<TaskRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("ids", 1).queueCapacity(1).build()) {
+      lane.onTask(records::add);
+      CountDownLatch release = Work.occupy(lane); // queue position 0: id 1
+      lane.execute("queued", () -> {}); // id 2
+      assertThatThrownBy(() -> lane.execute("refused-1", () -> {})).isInstanceOf(LaneRejectedException.class);
+      assertThatThrownBy(() -> lane.execute("refused-2", () -> {})).isInstanceOf(LaneRejectedException.class);
+      release.countDown();
+      lane.close();
+    }
+    org.awaitility.Awaitility.await().until(() -> records.size() == 4);
+    java.util.Map<String, Long> ids = new java.util.HashMap<>();
+    records.forEach(r -> ids.put(r.label(), r.taskId()));
+    assertThat(ids.get("queued")).isEqualTo(2);
+    assertThat(ids.get("refused-1")).isEqualTo(-1);
+    assertThat(ids.get("refused-2")).isEqualTo(-2);
+  }
 }

@@ -419,4 +419,21 @@ class DeadlockPrecisionTest {
           .hasRootCauseInstanceOf(LaneRejectedException.class);
     }
   }
+
+  @Test
+  void aWaitOnAFutureWithATimeoutIsNoDeadlock() throws Exception {
+    List<HealthEvent> events = new CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("own-timeout-wait", 1).failOnDeadlock().build()) {
+      lane.onHealth(events::add);
+      CompletableFuture<String> parent = lane.submit(() -> {
+        // the child is queued behind this task, but the wait ends by itself
+        return lane.submit(() -> "child").orTimeout(300, TimeUnit.MILLISECONDS).join();
+      });
+      assertThatThrownBy(() -> parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+          .hasRootCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+      lane.close();
+      assertThat(lane.stats().count(TaskOutcome.DEADLOCK)).isZero();
+      assertThat(events).noneMatch(e -> e.to() == LaneHealth.DEADLOCKED);
+    }
+  }
 }

@@ -37,10 +37,10 @@ import reactor.core.scheduler.Scheduler;
  * handler of the thread that handed it over (what Reactor's schedulers do when no {@code
  * Schedulers.onHandleError} hook is set) and the lane counts it. What a task throws goes to the
  * lane thread's uncaught-exception handler and counts as failed in the lane.
- * A due task is handed to the lane on the timer thread when the lane's overflow policy never holds
- * the submitter ({@code reject}, {@code discardOldest}), and on a short-lived virtual thread when
- * it may ({@code blockCaller} blocks the submitter, {@code callerRuns} runs the task on it), so the
- * shared timer thread is never blocked and never runs a task.
+ * A due task is handed to a {@code reject} lane on the timer thread, and to a lane with any other
+ * overflow policy from a short-lived virtual thread ({@code blockCaller} blocks the submitter,
+ * {@code callerRuns} runs the task on it, {@code discardOldest} completes a dropped task's future
+ * on it), so the shared timer thread is never blocked and never runs a task.
  *
  * <p><b>Lifecycle.</b> {@link #dispose()} stops this adapter only: it refuses new tasks and cancels
  * its timed and periodic tasks (those still waiting for their time, and those handed to the lane

@@ -129,15 +129,15 @@ final class LaneTasks {
   }
 
   /**
-   * Hands a due task to the lane. A lane whose overflow policy never holds the submitter ({@code
-   * reject}, {@code discardOldest}) is handed it on the timer thread itself; for one that may block
-   * the submitter ({@code blockCaller}) or run the task on it ({@code callerRuns}), the hand-off
-   * runs on a short-lived virtual thread, so the shared timer thread is never blocked and never
-   * runs a task.
+   * Hands a due task to the lane. A {@code reject} lane is handed it on the timer thread itself
+   * (it either queues the task or refuses it at once); for any other policy the hand-off runs on a
+   * short-lived virtual thread, so the shared timer thread is never blocked ({@code blockCaller}),
+   * never runs a task ({@code callerRuns}) and never completes a dropped task's future, which may
+   * run that future's dependent stages ({@code discardOldest}).
    */
   private void handOff(Runnable handOff) {
     OverflowPolicy policy = lane.overflow();
-    if (policy.equals(OverflowPolicy.reject()) || policy.equals(OverflowPolicy.discardOldest())) {
+    if (policy.equals(OverflowPolicy.reject())) {
       handOff.run();
       return;
     }

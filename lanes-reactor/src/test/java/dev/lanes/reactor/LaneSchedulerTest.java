@@ -314,7 +314,8 @@ class LaneSchedulerTest {
       return task;
     };
     for (dev.lanes.OverflowPolicy policy :
-        java.util.List.of(dev.lanes.OverflowPolicy.reject(), dev.lanes.OverflowPolicy.blockCaller(PATIENCE))) {
+        java.util.List.of(dev.lanes.OverflowPolicy.reject(), dev.lanes.OverflowPolicy.blockCaller(PATIENCE),
+            dev.lanes.OverflowPolicy.discardOldest())) {
       submitters.clear();
       Lane lane = lane(Lane.blocking("rx-" + policy.toString().replaceAll("\\W", ""), 1)
           .overflow(policy).taskDecorator(recordSubmitter).build());
