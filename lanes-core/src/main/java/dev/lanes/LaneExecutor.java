@@ -20,7 +20,12 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * The one implementation of {@link Lane}, for platform lanes (CPU, BLOCKING) and virtual lanes.
+ * The one implementation of {@link Lane}, for platform lanes (CPU, BLOCKING) and virtual lanes:
+ * admission (accepting, queueing, refusing a task), the lane's workers as a group (starting,
+ * permits, resizing, replacing), and its figures. A task's path: {@code submit}/{@code execute}
+ * here → {@link TaskRing} (the hand-off) → {@link Worker} (runs it, times it, records it in its
+ * own tally of {@link TimingBook}); a submitted task is its {@link LaneFuture}. Shutdown and
+ * termination are {@link Lifecycle}'s.
  *
  * <p><b>Concurrency design.</b>
  *
@@ -49,7 +54,7 @@ import java.util.function.Consumer;
  *   <li><b>Virtual lanes</b> acquire before they spawn: {@code permits} counts permits in use
  *       (CAS, never above {@code concurrency}); a submitter that found no idle worker to wake takes
  *       a free permit and starts one virtual thread with it. That thread runs entries back to
- *       back and, when the ring is empty, keeps its permit for {@link #KEEP_ALIVE_NANOS} parked in
+ *       back and, when the ring is empty, keeps its permit for {@link Worker#KEEP_ALIVE_NANOS} parked in
  *       the ring; then (or when the cap was lowered below the permits in use) it gives the permit
  *       back as its last act and re-checks the ring (a submitter that found no permit a moment
  *       earlier relies on that re-check). Waiting tasks hold no thread, and at most {@code
@@ -75,16 +80,7 @@ import java.util.function.Consumer;
  *       A snapshot under load is approximate by the tasks in flight; once quiet, the books
  *       balance exactly.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
- *   <li><b>Timing.</b> A task's wait runs from its acceptance to the start of its own code, its run
- *       from there to the return of its own code. What a worker does between two tasks —
- *       completing the previous future (which runs its dependent stages), task listeners, the
- *       exception handler — belongs to no task: the worker reads the clock again after it and
- *       adds the gap to the lane's between-task time. Only when none of those can have run does
- *       the next task's start reuse the previous end (one clock read saved). With a task
- *       decorator, the stamps are taken inside it ({@link LaneFuture.Timed}), so its capture
- *       and restore are no task's time either. A future lanes did not make ({@code
- *       CompletableFuture.supplyAsync(.., lane)}) completes inside the JDK's task object, so its
- *       synchronous dependent stages count in that task's run.
+ *   <li><b>Timing</b> and a task's run are the worker's ({@link Worker}, class comment).
  * </ul>
  *
  * <p><b>Failure model.</b> What a task throws fails its future (or goes to the exception handler
@@ -115,24 +111,24 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final int queueCapacity;
   private final TaskDecorator decorator;
   private final Thread.UncaughtExceptionHandler exceptionHandler;
-  private final String name;
+  final String name;
   private final LaneKind kind;
-  private final boolean elastic;
-  private final Ticker ticker;
+  final boolean elastic;
+  final Ticker ticker;
   /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
-  private final long cpuSampleNanos;
+  final long cpuSampleNanos;
   private final OverflowPolicy overflow;
   private final ThreadFactory threadFactory;
   /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): target and interval, 0 when off. */
-  private final long shedTargetNanos;
+  final long shedTargetNanos;
   private final long shedIntervalNanos;
   /**
    * Since when queued tasks have waited longer than the shedding target, or {@link #NOT_ABOVE}.
    * Written by submitters that read the head of the queue and by workers that start a task; racy
    * by design (a stale reading shifts one decision by the width of a race, never loses a task).
    */
-  private volatile long aboveTargetSince = NOT_ABOVE;
-  private static final long NOT_ABOVE = Long.MIN_VALUE;
+  volatile long aboveTargetSince = NOT_ABOVE;
+  static final long NOT_ABOVE = Long.MIN_VALUE;
   /** Accepted tasks not yet started, as entries (see {@link TaskRing}). */
   final TaskRing ring;
   /**
@@ -148,26 +144,28 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final LongAdder reappended = new LongAdder();
   private final long createdNanos;
 
-  private volatile int runState = RUNNING;
+  volatile int runState = RUNNING;
+  /** Guards the task listeners' array and writes of {@code concurrency}. */
   private final ReentrantLock mainLock = new ReentrantLock();
-  private final Condition terminatedCondition = mainLock.newCondition();
+  /** Shutdown and termination (writes {@code runState}). */
+  final Lifecycle lifecycle = new Lifecycle(this);
 
   /** Every worker whose thread was started (or is about to be) and has not exited. */
   final Set<Worker> workers = ConcurrentHashMap.newKeySet();
 
-  private final AtomicInteger liveWorkers = new AtomicInteger();
+  final AtomicInteger liveWorkers = new AtomicInteger();
   /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
-  private final AtomicInteger unfinished = new AtomicInteger();
+  final AtomicInteger unfinished = new AtomicInteger();
   private final ReentrantLock roomLock = new ReentrantLock();
   /** Signalled when a slot is given back while a caller waits (block-caller policy). */
   private final Condition roomFreed = roomLock.newCondition();
   /** Callers waiting on {@code roomFreed}; written under roomLock. */
   private volatile int blockedCallers;
-  private final AtomicInteger permits = new AtomicInteger();
+  final AtomicInteger permits = new AtomicInteger();
   /** Tasks that may run at once; see {@link #setConcurrency}. */
-  private volatile int concurrency;
+  volatile int concurrency;
   /** Core workers of a platform lane that have not retired or died. */
-  private final AtomicInteger coreWorkers = new AtomicInteger();
+  final AtomicInteger coreWorkers = new AtomicInteger();
   final AtomicInteger compensationWorkers = new AtomicInteger();
   /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
@@ -177,28 +175,28 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   // atomics on the hot path); these count the rare endings elsewhere.
   private final LongAdder cancelledWhileQueued = new LongAdder();
   /** Tasks failed without running to an end on a worker: a worker that died under them. */
-  private final LongAdder failedElsewhere = new LongAdder();
+  final LongAdder failedElsewhere = new LongAdder();
   /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
-  private final LongAdder betweenTasksNanos = new LongAdder();
-  private final LongAdder returned = new LongAdder();
-  private final LongAdder callerRunning = new LongAdder();
+  final LongAdder betweenTasksNanos = new LongAdder();
+  final LongAdder returned = new LongAdder();
+  final LongAdder callerRunning = new LongAdder();
   /** Corrections for a future cancelled between a worker's look and its completion. */
-  private final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
+  final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
   private final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
 
-  private final TimingBook timings;
-  private final LongAdder cpuBoundSamples = new LongAdder();
-  private final LongAdder blockingSamples = new LongAdder();
+  final TimingBook timings;
+  final LongAdder cpuBoundSamples = new LongAdder();
+  final LongAdder blockingSamples = new LongAdder();
 
   /**
    * A task counts as mostly waiting above this W/C: at least {@link SizingAdvisor#BLOCKING_WC},
    * and twice what waiting for a core alone gives a lane with more threads than cores.
    */
-  private final double blockingTaskWc;
+  final double blockingTaskWc;
   final HealthMonitor health;
 
   @SuppressWarnings("unchecked")
-  private volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
+  volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
 
   LaneExecutor(LaneBuilder b, TaskDecorator decorator) {
     this.name = b.name;
@@ -617,7 +615,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
    * for a plain entry (slow paths only; workers use their scratch envelope).
    */
-  private LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
+  LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
     if (x instanceof LaneFuture<?> e) {
       if (!e.tryTake()) {
         deadEntries.decrementAndGet();
@@ -632,7 +630,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Takes the oldest live entry for a worker: its envelope (owned) or a plain task; or null. */
-  private Object takeLive(TaskRing.Taken tk) {
+  Object takeLive(TaskRing.Taken tk) {
     for (; ; ) {
       Object x = ring.poll(tk);
       if (x == null) {
@@ -746,7 +744,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
       case CALLER_RUNS -> {
         t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
-        runTask(null, t, -1);
+        Worker.runTask(this, null, t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
@@ -841,7 +839,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
    * tells the exception handler, so the end is never silent.
    */
-  private void endForeign(LaneFuture<?> t, Throwable why) {
+  void endForeign(LaneFuture<?> t, Throwable why) {
     if (!ForeignFutures.completeExceptionally(t.source, why)) {
       reportFailure(Thread.currentThread(), why);
     }
@@ -861,7 +859,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   // ---------------------------------------------------------------- virtual lanes: permits
 
   /** Starts virtual threads for queued tasks while permits are free. */
-  private void dispatch() {
+  void dispatch() {
     while (permits.get() < concurrency && runState < STOP && ring.hasClaimed()) {
       if (!tryAcquirePermit()) {
         return;
@@ -887,7 +885,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * Gives an elastic worker's permit back; returns true if the worker should go on because work
    * arrived that nobody else will pick up.
    */
-  private boolean releasePermitAndRecheck(Worker w) {
+  boolean releasePermitAndRecheck(Worker w) {
     w.holdsPermit = false;
     permits.decrementAndGet();
     if (runState < STOP && ring.hasClaimed() && tryAcquirePermit()) {
@@ -928,7 +926,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
-  private boolean startCoreWorker() {
+  boolean startCoreWorker() {
     coreWorkers.incrementAndGet();
     if (startWorker(new Worker(this, Worker.Kind.CORE))) {
       return true;
@@ -938,7 +936,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** A core worker leaves if the lane has more of them than its concurrency; true if it must. */
-  private boolean retireIfSurplus(Worker w) {
+  boolean retireIfSurplus(Worker w) {
     for (; ; ) {
       int c = coreWorkers.get();
       if (c <= concurrency) {
@@ -1050,7 +1048,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * back at its end; it still holds its admission slot, so room appears as soon as workers take
    * entries or dead ones are dropped.
    */
-  private void giveBack(LaneFuture<?> e) {
+  void giveBack(LaneFuture<?> e) {
     e.backToQueue();
     reappended.increment();
     while (ring.offer(e, e.acceptedNanos) < 0) {
@@ -1061,91 +1059,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     afterAppend(e);
   }
 
-  void runWorker(Worker w) {
-    if (w.thread == null) {
-      w.thread = Thread.currentThread();
-    }
-    Throwable abrupt = null;
-    try {
-      w.tally = timings.claim();
-      WaitTracker.enter(w);
-      if (cpuSampleNanos == 0) {
-        w.lastCpu = CpuClock.now();
-      }
-      w.nextCpuSampleAt = ticker.read();
-      switch (w.kind) {
-        case CORE -> coreLoop(w);
-        case ELASTIC -> elasticLoop(w);
-        case COMPENSATION -> {
-          LaneFuture<?> t = w.assigned;
-          w.assigned = null;
-          runTask(w, t, -1);
-        }
-      }
-    } catch (Throwable e) {
-      abrupt = e;
-      throw e;
-    } finally {
-      WaitTracker.exit();
-      exitWorker(w, abrupt);
-    }
-  }
-
-  /**
-   * A worker's way out, run once (by the worker, or by the health thread for a thread that died
-   * before it ran): ends the task it was running if that had not ended, gives back its permit,
-   * replaces it if it ended abruptly while the lane runs, and checks for termination.
-   */
-  private void exitWorker(Worker w, Throwable abrupt) {
-    if (!w.claimExit()) {
-      return;
-    }
-    LaneFuture<?> t = w.current;
-    w.current = null;
-    workers.remove(w);
-    timings.release(w.tally);
-    w.tally = null;
-    if (w.kind == Worker.Kind.COMPENSATION) {
-      compensationWorkers.decrementAndGet();
-      LaneFuture<?> never = w.assigned; // the thread died before it took its task
-      if (never != null) {
-        w.assigned = null;
-        giveBack(never); // still holds its slot
-      }
-    }
-    if (w.holdsPermit) {
-      w.holdsPermit = false;
-      permits.decrementAndGet();
-    }
-    if (w.kind == Worker.Kind.CORE && !w.retired) {
-      coreWorkers.decrementAndGet();
-    }
-    liveWorkers.decrementAndGet();
-    if (t != null) {
-      endAbandoned(w, t, abrupt);
-    }
-    if (abrupt != null || w.diedBeforeRunning()) {
-      replace(w, abrupt);
-    }
-    tryTerminate();
-  }
-
-  /** The task a dying worker was running: end it failed, count it, give its slot back. */
-  private void endAbandoned(Worker w, LaneFuture<?> t, Throwable abrupt) {
-    w.endTask();
-    releaseSlot();
-    failedElsewhere.increment();
-    Throwable why = abrupt != null ? abrupt
-        : new IllegalStateException("lane \"" + name + "\": the worker running " + t + " died");
-    if (t.handedOut) {
-      t.fail(why);
-    } else {
-      ForeignFutures.completeExceptionally(t.source, why);
-    }
-  }
-
   /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
-  private void replace(Worker dead, Throwable abrupt) {
+  void replace(Worker dead, Throwable abrupt) {
     try {
       LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": worker "
           + (dead.thread == null ? "?" : dead.thread.getName())
@@ -1167,269 +1082,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   void reapDeadWorkers() {
     for (Worker w : workers) {
       if (w.diedBeforeRunning()) {
-        exitWorker(w, null);
+        Worker.exitWorker(this, w, null);
       }
     }
   }
 
-  /**
-   * How long an idle virtual-lane worker keeps its permit, parked in the ring, before it gives the
-   * permit back and its thread ends: while tasks keep coming, the lane reuses its threads instead
-   * of starting one per burst.
-   */
-  static final long KEEP_ALIVE_NANOS =
-      TimeUnit.MICROSECONDS.toNanos(Long.getLong("lanes.virtualKeepAliveMicros", 200));
-
-  private void coreLoop(Worker w) {
-    TaskRing.Taken tk = w.taken;
-    long lastEnd = -1;
-    for (; ; ) {
-      int epoch = ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
-      if (coreWorkers.get() > concurrency && retireIfSurplus(w)) {
-        return;
-      }
-      int rs = runState;
-      if (rs >= STOP) {
-        return;
-      }
-      Object x = takeLive(tk);
-      if (x == null) {
-        if (rs >= SHUTDOWN) {
-          if (!ring.hasClaimed()) {
-            return; // drained
-          }
-          Thread.onSpinWait(); // an entry is being published
-          continue;
-        }
-        ring.await(w, -1, epoch);
-        lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
-        w.lastCpu = -1;
-        continue;
-      }
-      lastEnd = runEntry(w, x, tk, lastEnd);
-    }
-  }
-
-  private void elasticLoop(Worker w) {
-    TaskRing.Taken tk = w.taken;
-    long lastEnd = -1;
-    for (; ; ) {
-      int epoch = ring.epoch();
-      Object x = runState >= STOP ? null : takeLive(tk);
-      if (x == null) {
-        if (runState == RUNNING && ring.await(w, KEEP_ALIVE_NANOS, epoch)) {
-          lastEnd = -1; // keeps its permit: tasks keep coming
-          continue;
-        }
-        if (!releasePermitAndRecheck(w)) {
-          return;
-        }
-        lastEnd = -1;
-        continue;
-      }
-      lastEnd = runEntry(w, x, tk, lastEnd);
-      if (permits.get() > concurrency && !releasePermitAndRecheck(w)) {
-        return; // the cap was lowered: this permit goes
-      }
-    }
-  }
-
-  /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
-  private long runEntry(Worker w, Object x, TaskRing.Taken tk, long lastEnd) {
-    if (x instanceof LaneFuture<?> e) {
-      return runTask(w, e, lastEnd);
-    }
-    LaneFuture<?> scratch = w.scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
-    long end = runTask(w, scratch, lastEnd);
-    scratch.clearPlain(); // (left in place if the worker dies: its exit path reads it)
-    return end;
-  }
-
-  /**
-   * Runs one task on the current thread, times it and counts its ending; returns the time from
-   * which the worker's next task, if it takes one at once, may count as started. {@code w} is null
-   * when a caller runs the task (caller-runs policy). {@code startHint} is that time from the
-   * worker's previous task (or -1): reusing it saves a clock read, and the task's start then
-   * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
-   * time.
-   */
-  private long runTask(Worker w, LaneFuture<?> t, long startHint) {
-    Thread me = Thread.currentThread();
-    boolean onCaller = w == null;
-    // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
-    // a worker's task must not inherit an interrupt meant for an earlier one.
-    boolean callerInterrupted = onCaller && me.isInterrupted();
-    if (!onCaller && runState < STOP) {
-      Thread.interrupted();
-    }
-    LaneFuture<?> f = t.handedOut ? t : null;
-    if (f != null) {
-      t.markRunning(me);
-    }
-    if (w != null) {
-      w.current = t;
-      w.beginTask();
-    } else {
-      callerRunning.increment();
-    }
-    LaneFuture.Timed timed = t.timed;
-    long start = -1;
-    long cpuStart = -1;
-    if (timed == null) {
-      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.read();
-      if (shedTargetNanos != 0 && start - t.acceptedNanos <= shedTargetNanos
-          && aboveTargetSince != NOT_ABOVE) {
-        aboveTargetSince = NOT_ABOVE; // a task started within the target: no standing queue
-      }
-    }
-    boolean sampleCpu = false;
-    if (cpuSampleNanos == 0 || w == null) {
-      sampleCpu = cpuSampleNanos >= 0;
-    } else if (cpuSampleNanos > 0) {
-      // Bounded by time: the first task after the interval since this worker's last reading.
-      long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
-      if (at - w.nextCpuSampleAt >= 0) {
-        w.nextCpuSampleAt = at + cpuSampleNanos;
-        sampleCpu = true;
-      }
-    }
-    if (timed == null) {
-      if (sampleCpu) {
-        cpuStart = cpuSampleNanos == 0 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
-      }
-    } else {
-      timed.sampleCpu = sampleCpu;
-    }
-    LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
-    Throwable failure = null;
-    try {
-      t.work.run();
-    } catch (Throwable e) {
-      failure = e;
-    }
-    long end;
-    long cpu = -1;
-    boolean notRun = false; // the task decorator never ran the task
-    if (timed == null) {
-      end = ticker.read();
-      if (cpuStart >= 0) {
-        long c = CpuClock.now();
-        cpu = Math.max(0, c - cpuStart);
-        if (cpuSampleNanos == 0 && w != null) {
-          w.lastCpu = c;
-        }
-      }
-    } else {
-      if (w != null) {
-        w.lastCpu = -1; // the decorator ran around the task: its CPU is no task's
-      }
-      if (timed.start >= 0) {
-        start = timed.start;
-        end = timed.end;
-        cpu = timed.cpu();
-      } else {
-        notRun = true;
-        start = end = ticker.read();
-      }
-    }
-    if (event != null) {
-      event.end();
-    }
-    if (f != null) {
-      t.finishRun(runState >= STOP);
-      notRun |= !f.ran();
-    }
-    if (notRun && failure == null) {
-      failure = new IllegalStateException(
-          "lane \"" + name + "\": the task decorator returned without running " + t);
-    }
-    TaskOutcome outcome;
-    if (f != null && f.isDone()) {
-      outcome =
-          f.isCancelled()
-              ? TaskOutcome.CANCELLED
-              : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
-    } else if (notRun || (f == null ? failure != null : f.runFailed())) {
-      outcome = TaskOutcome.FAILED;
-    } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut && fut.isCancelled()) {
-      outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
-    } else {
-      outcome = TaskOutcome.COMPLETED;
-    }
-    timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
-        outcome.ordinal());
-    if (cpu >= 0) {
-      long waiting = (end - start) - cpu;
-      if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
-        cpuBoundSamples.increment();
-      } else if (waiting > blockingTaskWc * cpu) {
-        blockingSamples.increment();
-      }
-    }
-    if (w != null) {
-      w.endTask();
-      w.current = null;
-      releaseSlot();
-    } else {
-      callerRunning.decrement();
-    }
-    // From here on, other code may run on this thread: none of it is this task's time.
-    Consumer<? super TaskRecord>[] listeners = taskListeners;
-    boolean otherCodeRan = listeners.length > 0 || (f == null && failure != null);
-    if (f != null) {
-      otherCodeRan |= f.getNumberOfDependents() > 0;
-      boolean completed;
-      if (f.isDone()) {
-        completed = true; // cancelled or completed during the run: outcome says which
-      } else if (notRun) {
-        completed = f.fail(failure);
-      } else {
-        completed = f.completeFromRun();
-      }
-      if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
-        // Cancelled between our look and our completion: the future says cancelled, so do we.
-        outcomeCorrections[outcome.ordinal()].decrement();
-        outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
-        outcome = TaskOutcome.CANCELLED;
-      }
-      // A stage made from this future before we completed it is visible now (see LaneFuture).
-      otherCodeRan |= f.mayRunDependents();
-    }
-    if (event != null && event.shouldCommit()) {
-      event.lane = name;
-      event.label = t.label;
-      event.taskId = t.id;
-      event.queueWait = start - t.acceptedNanos;
-      event.runTime = end - start;
-      event.cpuTime = cpu;
-      event.outcome = outcome.tag();
-      event.commit();
-    }
-    if (listeners.length > 0) {
-      publish(listeners, t, me.getName(), start, end, cpu, outcome);
-    }
-    if (f == null && failure != null) {
-      if (notRun) {
-        endForeign(t, failure);
-      } else {
-        reportFailure(me, failure);
-      }
-    }
-    if (callerInterrupted && !me.isInterrupted()) {
-      me.interrupt(); // the caller's own interrupt, which a cancel of this task may have cleared
-    }
-    if (!otherCodeRan) {
-      return end;
-    }
-    long after = ticker.read();
-    betweenTasksNanos.add(Math.max(0, after - end));
-    if (w != null) {
-      w.lastCpu = -1; // read the CPU clock afresh for the next task
-    }
-    return after;
-  }
-
-  private void reportFailure(Thread thread, Throwable failure) {
+  void reportFailure(Thread thread, Throwable failure) {
     Thread.UncaughtExceptionHandler h = exceptionHandler;
     if (h == null) {
       h = thread.getUncaughtExceptionHandler();
@@ -1444,14 +1102,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   // ---------------------------------------------------------------- records
 
-  private void publish(LaneFuture<?> t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
+  void publish(LaneFuture<?> t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
     Consumer<? super TaskRecord>[] ls = taskListeners;
     if (ls.length > 0) {
       publish(ls, t, thread, start, end, cpu, outcome);
     }
   }
 
-  private void publish(Consumer<? super TaskRecord>[] ls, LaneFuture<?> t, String thread, long start,
+  void publish(Consumer<? super TaskRecord>[] ls, LaneFuture<?> t, String thread, long start,
       long end, long cpu, TaskOutcome outcome) {
     boolean ran = start >= 0;
     TaskRecord r =
@@ -1613,51 +1271,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public void shutdown() {
-    advanceState(SHUTDOWN);
-    wakeBlockedCallers();
-    ring.wakeAll(); // idle workers drain what is left and leave
-    tryTerminate();
+    lifecycle.shutdown();
   }
 
-  /**
-   * Returns the tasks that never started, as objects the caller can act on: for a task given to
-   * {@code submit}, the {@code Future} lanes returned (already cancelled); for a task given to
-   * {@code execute}, the {@code Runnable} that was given (not decorated). A future that {@code
-   * CompletableFuture.runAsync/supplyAsync(.., lane)} made for such a task is cancelled where lanes
-   * can reach it.
-   */
+  /** See {@link Lifecycle#shutdownNow()} for what comes back. */
   @Override
   public List<Runnable> shutdownNow() {
-    advanceState(STOP);
-    wakeBlockedCallers();
-    for (Worker w : workers) {
-      w.interruptNow();
-    }
-    ring.wakeAll();
-    List<Runnable> never = new ArrayList<>();
-    TaskRing.Taken tk = new TaskRing.Taken();
-    Object x;
-    while ((x = ring.pollClaimed(tk)) != null) {
-      LaneFuture<?> t = ownedEnvelope(x, tk);
-      if (t == null) {
-        continue; // a dead entry
-      }
-      releaseSlot();
-      returned.increment();
-      if (t.handedOut) {
-        never.add(t);
-        t.cancel(false); // no longer queued, so not counted again as cancelled
-      } else {
-        never.add(t.source);
-        ForeignFutures.cancel(t.source);
-      }
-      publish(t, "", -1, ticker.read(), -1, TaskOutcome.RETURNED);
-    }
-    tryTerminate();
-    return never;
+    return lifecycle.shutdownNow();
   }
 
-  private void wakeBlockedCallers() {
+  void wakeBlockedCallers() {
     roomLock.lock();
     try {
       roomFreed.signalAll();
@@ -1666,54 +1289,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-  private void advanceState(int target) {
-    mainLock.lock();
-    try {
-      if (runState < target) {
-        runState = target;
-      }
-    } finally {
-      mainLock.unlock();
-    }
-  }
 
+  /** Terminates the lane if it is shut down and done; see {@link Lifecycle#tryTerminate()}. */
   void tryTerminate() {
-    int rs = runState;
-    if (rs == RUNNING || rs == TERMINATED) {
-      return;
-    }
-    if (rs == SHUTDOWN && ring.hasClaimed()) {
-      if (!elastic) {
-        if (liveWorkers.get() == 0) {
-          // an entry appended as the last worker left: start one to drain it
-          startCoreWorker();
-        }
-        return; // core workers drain it, and try again when they leave
-      }
-      dispatch();
-      if (ring.hasClaimed() || permits.get() != 0) {
-        return; // a worker will drain it and try again when it leaves
-      }
-      // the ring emptied meanwhile and nobody runs: terminate
-    }
-    if (liveWorkers.get() != 0 || (elastic && permits.get() != 0)) {
-      return;
-    }
-    mainLock.lock();
-    try {
-      // Shut down (not now): every accepted task has ended, including one a submitter holds
-      // between its admission and its append, or a compaction holds in its hand.
-      if (runState != TERMINATED
-          && liveWorkers.get() == 0
-          && (!elastic || permits.get() == 0)
-          && (runState == STOP || (!ring.hasClaimed() && unfinished.get() == 0))) {
-        runState = TERMINATED;
-        terminatedCondition.signalAll();
-        health.unregister();
-      }
-    } finally {
-      mainLock.unlock();
-    }
+    lifecycle.tryTerminate();
   }
 
   @Override
@@ -1728,38 +1307,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-    long nanos = unit.toNanos(timeout);
-    mainLock.lock();
-    try {
-      while (runState != TERMINATED) {
-        if (nanos <= 0) {
-          return false;
-        }
-        nanos = terminatedCondition.awaitNanos(nanos);
-      }
-      return true;
-    } finally {
-      mainLock.unlock();
-    }
+    return lifecycle.awaitTermination(unit.toNanos(timeout));
   }
 
   @Override
   public void close() {
-    boolean interrupted = false;
-    shutdown();
-    while (!isTerminated()) {
-      try {
-        awaitTermination(1, TimeUnit.DAYS);
-      } catch (InterruptedException e) {
-        if (!interrupted) {
-          shutdownNow();
-          interrupted = true;
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    lifecycle.close();
   }
 
   // ---------------------------------------------------------------- health hooks

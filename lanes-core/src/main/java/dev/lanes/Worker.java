@@ -2,13 +2,30 @@ package dev.lanes;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A thread's membership of a lane. Three kinds: a <em>core</em> worker of a platform lane (lives
  * until the lane shuts down or its concurrency is lowered; parks in the lane's ring when idle), an
  * <em>elastic</em> worker of a virtual lane (started with a permit, runs queued tasks back to back,
  * keeps its permit a moment when the ring is empty, then ends), and a <em>compensation</em> worker
- * (a temporary extra thread added to break a starvation deadlock).
+ * (a temporary extra thread added to break a starvation deadlock). This file holds what a worker
+ * thread runs: its loop ({@link #work()}), a task's run, timing and recording ({@link #runTask},
+ * also used by a caller under the caller-runs policy), and its exit ({@link #exitWorker}).
+ *
+ * <p><b>Timing.</b> A task's wait runs from its acceptance to the start of its own code, its run
+ * from there to the return of its own code. What a worker does between two tasks — completing the
+ * previous future (which runs its dependent stages), task listeners, the exception handler —
+ * belongs to no task: the worker reads the clock again after it and adds the gap to the lane's
+ * between-task time. Only when none of those can have run does the next task's start reuse the
+ * previous end (one clock read saved). With a task decorator, the stamps are taken inside it
+ * ({@link LaneFuture.Timed}), so its capture and restore are no task's time either. A future lanes
+ * did not make ({@code CompletableFuture.supplyAsync(.., lane)}) completes inside the JDK's task
+ * object, so its synchronous dependent stages count in that task's run. The worker counts the
+ * task's outcome with its timings in its own single-writer {@link TimingBook} tally before it
+ * completes the task's future, so whoever sees the future done also sees the task counted (once
+ * a read drains the tally).
  *
  * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} ({@code idle},
  * {@code nextIdle}, guarded by the ring's idle lock) and is woken by an unpark, never by an
@@ -114,7 +131,7 @@ final class Worker implements Runnable {
   @Override
   public void run() {
     entered = true;
-    lane.runWorker(this);
+    work();
   }
 
   /** True for the one caller that gets to run this worker's exit path. */
@@ -144,6 +161,349 @@ final class Worker implements Runnable {
     Thread t = thread;
     if (t != null) {
       t.interrupt();
+    }
+  }
+
+  // ---------------------------------------------------------------- the loop and a task's run
+
+  /** The worker thread's body: claims a tally, runs its loop, leaves through the exit path. */
+  private void work() {
+    if (thread == null) {
+      thread = Thread.currentThread();
+    }
+    Throwable abrupt = null;
+    try {
+      tally = lane.timings.claim();
+      WaitTracker.enter(this);
+      if (lane.cpuSampleNanos == 0) {
+        lastCpu = CpuClock.now();
+      }
+      nextCpuSampleAt = lane.ticker.read();
+      switch (kind) {
+        case CORE -> coreLoop();
+        case ELASTIC -> elasticLoop();
+        case COMPENSATION -> {
+          LaneFuture<?> t = assigned;
+          assigned = null;
+          runTask(lane, this, t, -1);
+        }
+      }
+    } catch (Throwable e) {
+      abrupt = e;
+      throw e;
+    } finally {
+      WaitTracker.exit();
+      exitWorker(lane, this, abrupt);
+    }
+  }
+
+  /**
+   * How long an idle virtual-lane worker keeps its permit, parked in the ring, before it gives the
+   * permit back and its thread ends: while tasks keep coming, the lane reuses its threads instead
+   * of starting one per burst.
+   */
+  static final long KEEP_ALIVE_NANOS =
+      TimeUnit.MICROSECONDS.toNanos(Long.getLong("lanes.virtualKeepAliveMicros", 200));
+
+  private void coreLoop() {
+    TaskRing.Taken tk = taken;
+    long lastEnd = -1;
+    for (; ; ) {
+      int epoch = lane.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
+      if (lane.coreWorkers.get() > lane.concurrency && lane.retireIfSurplus(this)) {
+        return;
+      }
+      int rs = lane.runState;
+      if (rs >= LaneExecutor.STOP) {
+        return;
+      }
+      Object x = lane.takeLive(tk);
+      if (x == null) {
+        if (rs >= LaneExecutor.SHUTDOWN) {
+          if (!lane.ring.hasClaimed()) {
+            return; // drained
+          }
+          Thread.onSpinWait(); // an entry is being published
+          continue;
+        }
+        lane.ring.await(this, -1, epoch);
+        lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
+        lastCpu = -1;
+        continue;
+      }
+      lastEnd = runEntry(x, tk, lastEnd);
+    }
+  }
+
+  private void elasticLoop() {
+    TaskRing.Taken tk = taken;
+    long lastEnd = -1;
+    for (; ; ) {
+      int epoch = lane.ring.epoch();
+      Object x = lane.runState >= LaneExecutor.STOP ? null : lane.takeLive(tk);
+      if (x == null) {
+        if (lane.runState == LaneExecutor.RUNNING && lane.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
+          lastEnd = -1; // keeps its permit: tasks keep coming
+          continue;
+        }
+        if (!lane.releasePermitAndRecheck(this)) {
+          return;
+        }
+        lastEnd = -1;
+        continue;
+      }
+      lastEnd = runEntry(x, tk, lastEnd);
+      if (lane.permits.get() > lane.concurrency && !lane.releasePermitAndRecheck(this)) {
+        return; // the cap was lowered: this permit goes
+      }
+    }
+  }
+
+  /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
+  private long runEntry(Object x, TaskRing.Taken tk, long lastEnd) {
+    if (x instanceof LaneFuture<?> e) {
+      return runTask(lane, this, e, lastEnd);
+    }
+    LaneFuture<?> plain = scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
+    long end = runTask(lane, this, plain, lastEnd);
+    plain.clearPlain(); // (left in place if the worker dies: its exit path reads it)
+    return end;
+  }
+
+  /**
+   * Runs one task on the current thread, times it and counts its ending; returns the time from
+   * which the worker's next task, if it takes one at once, may count as started. {@code w} is null
+   * when a caller runs the task (caller-runs policy). {@code startHint} is that time from the
+   * worker's previous task (or -1): reusing it saves a clock read, and the task's start then
+   * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
+   * time.
+   */
+  static long runTask(LaneExecutor lane, Worker w, LaneFuture<?> t, long startHint) {
+    Thread me = Thread.currentThread();
+    boolean onCaller = w == null;
+    // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
+    // a worker's task must not inherit an interrupt meant for an earlier one.
+    boolean callerInterrupted = onCaller && me.isInterrupted();
+    if (!onCaller && lane.runState < LaneExecutor.STOP) {
+      Thread.interrupted();
+    }
+    LaneFuture<?> f = t.handedOut ? t : null;
+    if (f != null) {
+      t.markRunning(me);
+    }
+    if (w != null) {
+      w.current = t;
+      w.beginTask();
+    } else {
+      lane.callerRunning.increment();
+    }
+    LaneFuture.Timed timed = t.timed;
+    long start = -1;
+    long cpuStart = -1;
+    if (timed == null) {
+      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : lane.ticker.read();
+      if (lane.shedTargetNanos != 0 && start - t.acceptedNanos <= lane.shedTargetNanos
+          && lane.aboveTargetSince != lane.NOT_ABOVE) {
+        lane.aboveTargetSince = lane.NOT_ABOVE; // a task started within the target: no standing queue
+      }
+    }
+    boolean sampleCpu = false;
+    if (lane.cpuSampleNanos == 0 || w == null) {
+      sampleCpu = lane.cpuSampleNanos >= 0;
+    } else if (lane.cpuSampleNanos > 0) {
+      // Bounded by time: the first task after the interval since this worker's last reading.
+      long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
+      if (at - w.nextCpuSampleAt >= 0) {
+        w.nextCpuSampleAt = at + lane.cpuSampleNanos;
+        sampleCpu = true;
+      }
+    }
+    if (timed == null) {
+      if (sampleCpu) {
+        cpuStart = lane.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
+      }
+    } else {
+      timed.sampleCpu = sampleCpu;
+    }
+    LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
+    Throwable failure = null;
+    try {
+      t.work.run();
+    } catch (Throwable e) {
+      failure = e;
+    }
+    long end;
+    long cpu = -1;
+    boolean notRun = false; // the task decorator never ran the task
+    if (timed == null) {
+      end = lane.ticker.read();
+      if (cpuStart >= 0) {
+        long c = CpuClock.now();
+        cpu = Math.max(0, c - cpuStart);
+        if (lane.cpuSampleNanos == 0 && w != null) {
+          w.lastCpu = c;
+        }
+      }
+    } else {
+      if (w != null) {
+        w.lastCpu = -1; // the decorator ran around the task: its CPU is no task's
+      }
+      if (timed.start >= 0) {
+        start = timed.start;
+        end = timed.end;
+        cpu = timed.cpu();
+      } else {
+        notRun = true;
+        start = end = lane.ticker.read();
+      }
+    }
+    if (event != null) {
+      event.end();
+    }
+    if (f != null) {
+      t.finishRun(lane.runState >= LaneExecutor.STOP);
+      notRun |= !f.ran();
+    }
+    if (notRun && failure == null) {
+      failure = new IllegalStateException(
+          "lane \"" + lane.name + "\": the task decorator returned without running " + t);
+    }
+    TaskOutcome outcome;
+    if (f != null && f.isDone()) {
+      outcome =
+          f.isCancelled()
+              ? TaskOutcome.CANCELLED
+              : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
+    } else if (notRun || (f == null ? failure != null : f.runFailed())) {
+      outcome = TaskOutcome.FAILED;
+    } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut && fut.isCancelled()) {
+      outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
+    } else {
+      outcome = TaskOutcome.COMPLETED;
+    }
+    lane.timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
+        outcome.ordinal());
+    if (cpu >= 0) {
+      long waiting = (end - start) - cpu;
+      if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
+        lane.cpuBoundSamples.increment();
+      } else if (waiting > lane.blockingTaskWc * cpu) {
+        lane.blockingSamples.increment();
+      }
+    }
+    if (w != null) {
+      w.endTask();
+      w.current = null;
+      lane.releaseSlot();
+    } else {
+      lane.callerRunning.decrement();
+    }
+    // From here on, other code may run on this thread: none of it is this task's time.
+    Consumer<? super TaskRecord>[] listeners = lane.taskListeners;
+    boolean otherCodeRan = listeners.length > 0 || (f == null && failure != null);
+    if (f != null) {
+      otherCodeRan |= f.getNumberOfDependents() > 0;
+      boolean completed;
+      if (f.isDone()) {
+        completed = true; // cancelled or completed during the run: outcome says which
+      } else if (notRun) {
+        completed = f.fail(failure);
+      } else {
+        completed = f.completeFromRun();
+      }
+      if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
+        // Cancelled between our look and our completion: the future says cancelled, so do we.
+        lane.outcomeCorrections[outcome.ordinal()].decrement();
+        lane.outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
+        outcome = TaskOutcome.CANCELLED;
+      }
+      // A stage made from this future before we completed it is visible now (see LaneFuture).
+      otherCodeRan |= f.mayRunDependents();
+    }
+    if (event != null && event.shouldCommit()) {
+      event.lane = lane.name;
+      event.label = t.label;
+      event.taskId = t.id;
+      event.queueWait = start - t.acceptedNanos;
+      event.runTime = end - start;
+      event.cpuTime = cpu;
+      event.outcome = outcome.tag();
+      event.commit();
+    }
+    if (listeners.length > 0) {
+      lane.publish(listeners, t, me.getName(), start, end, cpu, outcome);
+    }
+    if (f == null && failure != null) {
+      if (notRun) {
+        lane.endForeign(t, failure);
+      } else {
+        lane.reportFailure(me, failure);
+      }
+    }
+    if (callerInterrupted && !me.isInterrupted()) {
+      me.interrupt(); // the caller's own interrupt, which a cancel of this task may have cleared
+    }
+    if (!otherCodeRan) {
+      return end;
+    }
+    long after = lane.ticker.read();
+    lane.betweenTasksNanos.add(Math.max(0, after - end));
+    if (w != null) {
+      w.lastCpu = -1; // read the CPU clock afresh for the next task
+    }
+    return after;
+  }
+
+  /**
+   * A worker's way out, run once (by the worker, or by the health thread for a thread that died
+   * before it ran): ends the task it was running if that had not ended, gives back its permit,
+   * replaces it if it ended abruptly while the lane runs, and checks for termination.
+   */
+  static void exitWorker(LaneExecutor lane, Worker w, Throwable abrupt) {
+    if (!w.claimExit()) {
+      return;
+    }
+    LaneFuture<?> t = w.current;
+    w.current = null;
+    lane.workers.remove(w);
+    lane.timings.release(w.tally);
+    w.tally = null;
+    if (w.kind == Worker.Kind.COMPENSATION) {
+      lane.compensationWorkers.decrementAndGet();
+      LaneFuture<?> never = w.assigned; // the thread died before it took its task
+      if (never != null) {
+        w.assigned = null;
+        lane.giveBack(never); // still holds its slot
+      }
+    }
+    if (w.holdsPermit) {
+      w.holdsPermit = false;
+      lane.permits.decrementAndGet();
+    }
+    if (w.kind == Worker.Kind.CORE && !w.retired) {
+      lane.coreWorkers.decrementAndGet();
+    }
+    lane.liveWorkers.decrementAndGet();
+    if (t != null) {
+      endAbandoned(lane, w, t, abrupt);
+    }
+    if (abrupt != null || w.diedBeforeRunning()) {
+      lane.replace(w, abrupt);
+    }
+    lane.tryTerminate();
+  }
+
+  /** The task a dying worker was running: end it failed, count it, give its slot back. */
+  private static void endAbandoned(LaneExecutor lane, Worker w, LaneFuture<?> t, Throwable abrupt) {
+    w.endTask();
+    lane.releaseSlot();
+    lane.failedElsewhere.increment();
+    Throwable why = abrupt != null ? abrupt
+        : new IllegalStateException("lane \"" + lane.name + "\": the worker running " + t + " died");
+    if (t.handedOut) {
+      t.fail(why);
+    } else {
+      ForeignFutures.completeExceptionally(t.source, why);
     }
   }
 }

@@ -1,0 +1,177 @@
+package dev.lanes;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A lane's lifecycle: shutdown, shutdown-now, termination and waiting for it.
+ *
+ * <p><b>Concurrency design.</b> The lane's {@code runState} (a volatile in {@link LaneExecutor},
+ * read on every submission and by every worker loop) only moves forward — RUNNING → SHUTDOWN →
+ * STOP → TERMINATED — and only here, under {@link #lock}. Submitters never take the lock: a
+ * submitter re-checks the state after it appends (see {@link LaneExecutor}), so a task accepted
+ * while a shutdown races it is either run or taken back and ended. TERMINATED is set once, under
+ * the lock, when no worker is alive and either STOP, or the ring is empty and every accepted task
+ * has ended ({@code unfinished == 0}); whoever might be the last to make that true calls {@link
+ * #tryTerminate()}: a worker as it exits, whoever gives back the last slot of a shutting-down
+ * lane, a cancel of a queued task, and the shutdown calls themselves.
+ *
+ * <p><b>Invariants.</b> {@code runState} never decreases; {@link #terminated} is signalled
+ * exactly when TERMINATED is set; the health thread stops watching the lane then.
+ *
+ * <p><b>Failure model.</b> The only user code run here is what cancelling a handed-back task's
+ * future runs (its dependent stages, whose failures stay in their own futures) and the task
+ * listeners told of it (a listener that throws is logged, the next task is still handed back).
+ */
+final class Lifecycle {
+  private final LaneExecutor lane;
+  /** Guards writes of {@code runState} and the TERMINATED transition. */
+  private final ReentrantLock lock = new ReentrantLock();
+  /** Signalled, under {@link #lock}, when the lane terminates. */
+  private final Condition terminated = lock.newCondition();
+
+  Lifecycle(LaneExecutor lane) {
+    this.lane = lane;
+  }
+
+  /** {@code ExecutorService.shutdown()}: refuses new tasks, lets queued ones run, terminates when done. */
+  void shutdown() {
+    advanceState(LaneExecutor.SHUTDOWN);
+    lane.wakeBlockedCallers();
+    lane.ring.wakeAll(); // idle workers drain what is left and leave
+    tryTerminate();
+  }
+
+  /**
+   * Returns the tasks that never started, as objects the caller can act on: for a task given to
+   * {@code submit}, the {@code Future} lanes returned (already cancelled); for a task given to
+   * {@code execute}, the {@code Runnable} that was given (not decorated). A future that {@code
+   * CompletableFuture.runAsync/supplyAsync(.., lane)} made for such a task is cancelled where lanes
+   * can reach it.
+   */
+  List<Runnable> shutdownNow() {
+    advanceState(LaneExecutor.STOP);
+    lane.wakeBlockedCallers();
+    for (Worker w : lane.workers) {
+      w.interruptNow();
+    }
+    lane.ring.wakeAll();
+    List<Runnable> never = new ArrayList<>();
+    TaskRing.Taken tk = new TaskRing.Taken();
+    Object x;
+    while ((x = lane.ring.pollClaimed(tk)) != null) {
+      LaneFuture<?> t = lane.ownedEnvelope(x, tk);
+      if (t == null) {
+        continue; // a dead entry
+      }
+      lane.releaseSlot();
+      lane.returned.increment();
+      if (t.handedOut) {
+        never.add(t);
+        t.cancel(false); // no longer queued, so not counted again as cancelled
+      } else {
+        never.add(t.source);
+        ForeignFutures.cancel(t.source);
+      }
+      lane.publish(t, "", -1, lane.ticker.read(), -1, TaskOutcome.RETURNED);
+    }
+    tryTerminate();
+    return never;
+  }
+
+  private void advanceState(int target) {
+    lock.lock();
+    try {
+      if (lane.runState < target) {
+        lane.runState = target;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Sets TERMINATED if the lane is shut down and done (see the class comment); otherwise makes
+   * sure someone will drain what is queued: a platform lane left with no worker starts one, a
+   * virtual lane dispatches.
+   */
+  void tryTerminate() {
+    int rs = lane.runState;
+    if (rs == LaneExecutor.RUNNING || rs == LaneExecutor.TERMINATED) {
+      return;
+    }
+    if (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()) {
+      if (!lane.elastic) {
+        if (lane.liveWorkers.get() == 0) {
+          // an entry appended as the last worker left: start one to drain it
+          lane.startCoreWorker();
+        }
+        return; // core workers drain it, and try again when they leave
+      }
+      lane.dispatch();
+      if (lane.ring.hasClaimed() || lane.permits.get() != 0) {
+        return; // a worker will drain it and try again when it leaves
+      }
+      // the ring emptied meanwhile and nobody runs: terminate
+    }
+    if (lane.liveWorkers.get() != 0 || (lane.elastic && lane.permits.get() != 0)) {
+      return;
+    }
+    lock.lock();
+    try {
+      // Shut down (not now): every accepted task has ended, including one a submitter holds
+      // between its admission and its append, or a compaction holds in its hand.
+      if (lane.runState != LaneExecutor.TERMINATED
+          && lane.liveWorkers.get() == 0
+          && (!lane.elastic || lane.permits.get() == 0)
+          && (lane.runState == LaneExecutor.STOP || (!lane.ring.hasClaimed() && lane.unfinished.get() == 0))) {
+        lane.runState = LaneExecutor.TERMINATED;
+        terminated.signalAll();
+        lane.health.unregister();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits up to {@code nanos} for termination; true if the lane terminated. */
+  boolean awaitTermination(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      while (lane.runState != LaneExecutor.TERMINATED) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = terminated.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@code ExecutorService.close()}: shuts down and waits for termination; an interrupt while it
+   * waits shuts the lane down now, and the interrupt status is restored before it returns.
+   */
+  void close() {
+    boolean interrupted = false;
+    shutdown();
+    while (lane.runState != LaneExecutor.TERMINATED) {
+      try {
+        awaitTermination(TimeUnit.DAYS.toNanos(1));
+      } catch (InterruptedException e) {
+        if (!interrupted) {
+          shutdownNow();
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
