@@ -85,7 +85,7 @@ final class Deadlocks {
   /** A worker is about to block with no timeout on {@code future}: check at once. */
   static void workerWaits(Worker w, LaneFuture<?> future) {
     LaneFuture<?> e = future.accepted ? future : null;
-    if (e == null || e.taskState() != LaneFuture.QUEUED || !e.lane.noFreeCapacity()) {
+    if (e == null || e.taskState() != LaneFuture.QUEUED || !e.lane.pool.noFreeCapacity()) {
       return; // the awaited task can still start: no cycle through it
     }
     check(HealthMonitor.registeredLanes());
@@ -118,10 +118,10 @@ final class Deadlocks {
     Set<LaneExecutor> stuck = new LinkedHashSet<>();
     Map<LaneExecutor, List<Worker>> workersOf = new HashMap<>();
     for (LaneExecutor l : lanes) {
-      if (l.isShutdownNowOrTerminated() || !l.noFreeCapacity()) {
+      if (l.isShutdownNowOrTerminated() || !l.pool.noFreeCapacity()) {
         continue;
       }
-      List<Worker> live = new ArrayList<>(l.workers);
+      List<Worker> live = new ArrayList<>(l.pool.workers);
       if (live.isEmpty()) {
         continue;
       }

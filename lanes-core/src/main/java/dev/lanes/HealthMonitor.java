@@ -162,7 +162,7 @@ final class HealthMonitor {
       }
       for (LaneExecutor l : lanes) {
         try {
-          l.reapDeadWorkers();
+          l.pool.reapDeadWorkers();
           l.health.tick(l.now());
         } catch (Throwable e) {
           logQuietly("lanes-health: checking lane \"" + l.name() + "\" failed", e);
@@ -276,7 +276,7 @@ final class HealthMonitor {
         }
         case COMPENSATE -> {
           for (LaneFuture<?> e : awaited) {
-            cures.add(() -> lane.runOnCompensationThread(e, config.maxCompensationThreads()));
+            cures.add(() -> lane.pool.runOnCompensationThread(e, config.maxCompensationThreads()));
           }
         }
       }

@@ -108,7 +108,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static final long BYTES_PER_SLOT = 8;
 
-  private final int queueCapacity;
+  final int queueCapacity;
   private final TaskDecorator decorator;
   private final Thread.UncaughtExceptionHandler exceptionHandler;
   final String name;
@@ -118,7 +118,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
   final long cpuSampleNanos;
   private final OverflowPolicy overflow;
-  private final ThreadFactory threadFactory;
+  final ThreadFactory threadFactory;
   /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): target and interval, 0 when off. */
   final long shedTargetNanos;
   private final long shedIntervalNanos;
@@ -137,11 +137,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * kills an entry adds one after its CAS, and a worker that drops that entry in between takes
    * one away first.
    */
-  private final AtomicInteger deadEntries = new AtomicInteger();
+  final AtomicInteger deadEntries = new AtomicInteger();
   /** Tasks that never entered the ring: refused at submission, or run by their caller. */
   private final AtomicLong outsideRing = new AtomicLong();
   /** Entries appended a second time (a compaction's move, a compensation thread's give-back). */
-  private final LongAdder reappended = new LongAdder();
+  final LongAdder reappended = new LongAdder();
   private final long createdNanos;
 
   volatile int runState = RUNNING;
@@ -150,10 +150,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Shutdown and termination (writes {@code runState}). */
   final Lifecycle lifecycle = new Lifecycle(this);
 
-  /** Every worker whose thread was started (or is about to be) and has not exited. */
-  final Set<Worker> workers = ConcurrentHashMap.newKeySet();
-
-  final AtomicInteger liveWorkers = new AtomicInteger();
+  /** The lane's workers as a group: starting, permits, retiring, replacing. */
+  final WorkerPool pool = new WorkerPool(this);
   /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
   final AtomicInteger unfinished = new AtomicInteger();
   private final ReentrantLock roomLock = new ReentrantLock();
@@ -161,15 +159,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final Condition roomFreed = roomLock.newCondition();
   /** Callers waiting on {@code roomFreed}; written under roomLock. */
   private volatile int blockedCallers;
-  final AtomicInteger permits = new AtomicInteger();
   /** Tasks that may run at once; see {@link #setConcurrency}. */
   volatile int concurrency;
-  /** Core workers of a platform lane that have not retired or died. */
-  final AtomicInteger coreWorkers = new AtomicInteger();
-  final AtomicInteger compensationWorkers = new AtomicInteger();
-  /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
-  private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
-  private final AtomicInteger spawnSeq = new AtomicInteger();
 
   // Outcomes of tasks that ran are counted in the workers' own TimingBook tallies (no shared
   // atomics on the hot path); these count the rare endings elsewhere.
@@ -182,7 +173,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   final LongAdder callerRunning = new LongAdder();
   /** Corrections for a future cancelled between a worker's look and its completion. */
   final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
-  private final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
+  final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
 
   final TimingBook timings;
   final LongAdder cpuBoundSamples = new LongAdder();
@@ -226,7 +217,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     this.blockingTaskWc = Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores());
     if (!elastic) {
       for (int i = 0; i < b.concurrency; i++) {
-        if (!startCoreWorker()) {
+        if (!pool.startCoreWorker()) {
           shutdownNow();
           throw new IllegalStateException(
               "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + b.concurrency);
@@ -520,7 +511,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * themselves; a task appended meanwhile by another submitter may land between them. Rare: it
    * needs as many dead entries as the ring has spare slots. Returns true if it dropped one.
    */
-  private boolean compact() {
+  boolean compact() {
     TaskRing.Taken tk = new TaskRing.Taken();
     int moves = ring.capacity();
     for (int i = 0; i < moves; i++) {
@@ -555,14 +546,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * handles a shutdown that raced with the submission, so no task is stranded in a ring nobody
    * drains.
    */
-  private void afterAppend(Object entry) {
+  void afterAppend(Object entry) {
     if (runState != RUNNING) {
       appendedDuringShutdown(entry);
       return;
     }
     if (elastic) {
       if (!ring.wakeIdle()) {
-        dispatch();
+        pool.dispatch();
       }
     } else {
       ring.wakeIdle();
@@ -575,7 +566,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       ring.wakeIdle();
       tryTerminate();
       if (elastic) {
-        dispatch();
+        pool.dispatch();
       }
       return;
     }
@@ -703,7 +694,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
-  private static boolean incrementBelow(AtomicInteger count, int limit) {
+  static boolean incrementBelow(AtomicInteger count, int limit) {
     for (; ; ) {
       int n = count.get();
       if (n >= limit) {
@@ -856,45 +847,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-  // ---------------------------------------------------------------- virtual lanes: permits
-
-  /** Starts virtual threads for queued tasks while permits are free. */
-  void dispatch() {
-    while (permits.get() < concurrency && runState < STOP && ring.hasClaimed()) {
-      if (!tryAcquirePermit()) {
-        return;
-      }
-      Worker w = new Worker(this, Worker.Kind.ELASTIC);
-      w.holdsPermit = true;
-      if (!startWorker(w)) {
-        // A worker that is still running will take the queued tasks (it re-checks the queue
-        // before it leaves); only when none is left would a task wait forever, so fail one.
-        if (permits.decrementAndGet() == 0) {
-          failOneQueued(TaskOutcome.THREAD_START_FAILED);
-        }
-        return;
-      }
-    }
-  }
-
-  private boolean tryAcquirePermit() {
-    return incrementBelow(permits, concurrency);
-  }
-
-  /**
-   * Gives an elastic worker's permit back; returns true if the worker should go on because work
-   * arrived that nobody else will pick up.
-   */
-  boolean releasePermitAndRecheck(Worker w) {
-    w.holdsPermit = false;
-    permits.decrementAndGet();
-    if (runState < STOP && ring.hasClaimed() && tryAcquirePermit()) {
-      w.holdsPermit = true;
-      return true;
-    }
-    return false;
-  }
-
   @Override
   public void setConcurrency(int newConcurrency) {
     int max = LaneBuilder.maxConcurrency(kind);
@@ -909,184 +861,21 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       mainLock.unlock();
     }
     if (elastic) {
-      dispatch();
+      pool.dispatch();
       return;
     }
     // Platform lane: start threads up to the new figure; extra threads retire when free.
     while (runState == RUNNING) {
-      int c = coreWorkers.get();
+      int c = pool.coreWorkers.get();
       if (c >= concurrency) {
         break;
       }
-      if (!startCoreWorker()) {
+      if (!pool.startCoreWorker()) {
         break;
       }
     }
     ring.wakeAll(); // an idle worker re-checks whether it is one too many
   }
-
-  /** Starts one more core worker of a platform lane; false if its thread could not start. */
-  boolean startCoreWorker() {
-    coreWorkers.incrementAndGet();
-    if (startWorker(new Worker(this, Worker.Kind.CORE))) {
-      return true;
-    }
-    coreWorkers.decrementAndGet();
-    return false;
-  }
-
-  /** A core worker leaves if the lane has more of them than its concurrency; true if it must. */
-  boolean retireIfSurplus(Worker w) {
-    for (; ; ) {
-      int c = coreWorkers.get();
-      if (c <= concurrency) {
-        return false;
-      }
-      if (coreWorkers.compareAndSet(c, c - 1)) {
-        w.retired = true;
-        return true;
-      }
-    }
-  }
-
-  /** Permits in use now (virtual lanes); for tests and stats. */
-  public int permitsInUse() {
-    return permits.get();
-  }
-
-  /** A queued task could not get a thread: fail it rather than strand it. */
-  private void failOneQueued(TaskOutcome reason) {
-    TaskRing.Taken tk = new TaskRing.Taken();
-    LaneFuture<?> t = null;
-    for (Object x; t == null && (x = ring.poll(tk)) != null; ) {
-      t = ownedEnvelope(x, tk);
-    }
-    if (t != null) {
-      releaseSlot();
-      rejected.get(reason).increment();
-      LaneRejectedException ex =
-          new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
-      if (t.handedOut) {
-        t.fail(ex);
-      } else {
-        endForeign(t, ex);
-      }
-      publish(t, "", -1, ticker.read(), -1, reason);
-    }
-    tryTerminate();
-  }
-
-  // ---------------------------------------------------------------- workers
-
-  private boolean startWorker(Worker w) {
-    liveWorkers.incrementAndGet();
-    workers.add(w);
-    Thread t;
-    try {
-      t = threadFactory.newThread(w);
-      if (t == null) {
-        throw new IllegalStateException("thread factory returned null");
-      }
-      w.thread = t;
-      t.start();
-      return true;
-    } catch (Throwable e) {
-      workers.remove(w);
-      liveWorkers.decrementAndGet();
-      LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": could not start a thread", e);
-      return false;
-    }
-  }
-
-  /**
-   * Deadlock COMPENSATE: runs {@code awaited}, a task of a proven cycle still queued here, on a
-   * temporary extra thread that ends after it (at most {@code max} such threads at once). Leaves
-   * the task queued if no thread can be had, and says so.
-   */
-  void runOnCompensationThread(LaneFuture<?> awaited, int max) {
-    if (runState >= STOP) {
-      return;
-    }
-    if (!incrementBelow(compensationWorkers, max)) {
-      long now = System.nanoTime();
-      if (now - lastBoundWarning > TimeUnit.SECONDS.toNanos(10)) { // at most one line per 10 s
-        lastBoundWarning = now;
-        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": deadlock policy COMPENSATE"
-            + " is at its bound of " + max + " extra threads; " + awaited + " stays queued");
-      }
-      return;
-    }
-    if (!awaited.tryTake()) {
-      compensationWorkers.decrementAndGet(); // started or handled meanwhile
-      return;
-    }
-    deadEntries.incrementAndGet(); // its ring entry
-    Worker w = new Worker(this, Worker.Kind.COMPENSATION);
-    w.assigned = awaited;
-    ThreadFactory f =
-        elastic
-            ? threadFactory
-            : Thread.ofPlatform().name(name + "-compensation-", 1).daemon(true).factory();
-    liveWorkers.incrementAndGet();
-    workers.add(w);
-    try {
-      Thread t = f.newThread(w);
-      w.thread = t;
-      t.start();
-    } catch (Throwable e) {
-      workers.remove(w);
-      liveWorkers.decrementAndGet();
-      compensationWorkers.decrementAndGet();
-      giveBack(awaited); // back in line: it still holds its slot
-      LOG.log(System.Logger.Level.WARNING,
-          "lane \"" + name + "\": could not start a compensation thread", e);
-    }
-  }
-
-  /**
-   * Puts a task taken from the ring (by a compensation thread that could not start or died first)
-   * back at its end; it still holds its admission slot, so room appears as soon as workers take
-   * entries or dead ones are dropped.
-   */
-  void giveBack(LaneFuture<?> e) {
-    e.backToQueue();
-    reappended.increment();
-    while (ring.offer(e, e.acceptedNanos) < 0) {
-      if (!compact()) {
-        Thread.onSpinWait();
-      }
-    }
-    afterAppend(e);
-  }
-
-  /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
-  void replace(Worker dead, Throwable abrupt) {
-    try {
-      LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": worker "
-          + (dead.thread == null ? "?" : dead.thread.getName())
-          + " ended abruptly; replacing it", abrupt);
-    } catch (Throwable ignored) {
-      // a failing logger must not stop the replacement
-    }
-    int rs = runState;
-    if (dead.kind == Worker.Kind.CORE
-        && coreWorkers.get() < concurrency
-        && (rs == RUNNING || (rs == SHUTDOWN && ring.hasClaimed()))) {
-      startCoreWorker();
-    } else if (dead.kind == Worker.Kind.ELASTIC) {
-      dispatch();
-    }
-  }
-
-  /** Cleans up workers whose thread died before it ran lanes' code (health thread). */
-  void reapDeadWorkers() {
-    for (Worker w : workers) {
-      if (w.diedBeforeRunning()) {
-        Worker.exitWorker(this, w, null);
-      }
-    }
-  }
-
   void reportFailure(Thread thread, Throwable failure) {
     Thread.UncaughtExceptionHandler h = exceptionHandler;
     if (h == null) {
@@ -1098,6 +887,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       handlerFailure.addSuppressed(failure);
       LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": exception handler failed", handlerFailure);
     }
+  }
+
+  /** Permits in use now (virtual lanes); for tests. */
+  int permitsInUse() {
+    return pool.permits.get();
   }
 
   // ---------------------------------------------------------------- records
@@ -1180,7 +974,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Tasks running now: workers inside a task, plus callers running one (caller-runs). */
   int running() {
     int n = 0;
-    for (Worker w : workers) {
+    for (Worker w : pool.workers) {
       if (w.isRunningTask()) {
         n++;
       }
@@ -1189,7 +983,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   int liveWorkerCount() {
-    return liveWorkers.get();
+    return pool.liveWorkers.get();
   }
 
   /** Tasks that started: those that ran to an end, plus those running now. */
@@ -1248,7 +1042,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         queuedCount(),
         oldestQueuedNanos(now),
         running,
-        elastic ? permits.get() : liveWorkers.get(),
+        elastic ? pool.permits.get() : pool.liveWorkers.get(),
         concurrency,
         queueCapacity,
         t[0],
@@ -1289,7 +1083,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-
   /** Terminates the lane if it is shut down and done; see {@link Lifecycle#tryTerminate()}. */
   void tryTerminate() {
     lifecycle.tryTerminate();
@@ -1325,14 +1118,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   boolean isShutdownNowOrTerminated() {
     return runState >= STOP;
-  }
-
-  /** No worker or permit is free to start a queued task. */
-  boolean noFreeCapacity() {
-    if (elastic) {
-      return permits.get() >= concurrency;
-    }
-    return workers.size() >= concurrency;
   }
 
   /**

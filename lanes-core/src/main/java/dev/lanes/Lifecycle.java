@@ -55,7 +55,7 @@ final class Lifecycle {
   List<Runnable> shutdownNow() {
     advanceState(LaneExecutor.STOP);
     lane.wakeBlockedCallers();
-    for (Worker w : lane.workers) {
+    for (Worker w : lane.pool.workers) {
       w.interruptNow();
     }
     lane.ring.wakeAll();
@@ -105,19 +105,19 @@ final class Lifecycle {
     }
     if (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()) {
       if (!lane.elastic) {
-        if (lane.liveWorkers.get() == 0) {
+        if (lane.pool.liveWorkers.get() == 0) {
           // an entry appended as the last worker left: start one to drain it
-          lane.startCoreWorker();
+          lane.pool.startCoreWorker();
         }
         return; // core workers drain it, and try again when they leave
       }
-      lane.dispatch();
-      if (lane.ring.hasClaimed() || lane.permits.get() != 0) {
+      lane.pool.dispatch();
+      if (lane.ring.hasClaimed() || lane.pool.permits.get() != 0) {
         return; // a worker will drain it and try again when it leaves
       }
       // the ring emptied meanwhile and nobody runs: terminate
     }
-    if (lane.liveWorkers.get() != 0 || (lane.elastic && lane.permits.get() != 0)) {
+    if (lane.pool.liveWorkers.get() != 0 || (lane.elastic && lane.pool.permits.get() != 0)) {
       return;
     }
     lock.lock();
@@ -125,8 +125,8 @@ final class Lifecycle {
       // Shut down (not now): every accepted task has ended, including one a submitter holds
       // between its admission and its append, or a compaction holds in its hand.
       if (lane.runState != LaneExecutor.TERMINATED
-          && lane.liveWorkers.get() == 0
-          && (!lane.elastic || lane.permits.get() == 0)
+          && lane.pool.liveWorkers.get() == 0
+          && (!lane.elastic || lane.pool.permits.get() == 0)
           && (lane.runState == LaneExecutor.STOP || (!lane.ring.hasClaimed() && lane.unfinished.get() == 0))) {
         lane.runState = LaneExecutor.TERMINATED;
         terminated.signalAll();

@@ -210,7 +210,7 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = lane.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
-      if (lane.coreWorkers.get() > lane.concurrency && lane.retireIfSurplus(this)) {
+      if (lane.pool.coreWorkers.get() > lane.concurrency && lane.pool.retireIfSurplus(this)) {
         return;
       }
       int rs = lane.runState;
@@ -246,14 +246,14 @@ final class Worker implements Runnable {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
         }
-        if (!lane.releasePermitAndRecheck(this)) {
+        if (!lane.pool.releasePermitAndRecheck(this)) {
           return;
         }
         lastEnd = -1;
         continue;
       }
       lastEnd = runEntry(x, tk, lastEnd);
-      if (lane.permits.get() > lane.concurrency && !lane.releasePermitAndRecheck(this)) {
+      if (lane.pool.permits.get() > lane.concurrency && !lane.pool.releasePermitAndRecheck(this)) {
         return; // the cap was lowered: this permit goes
       }
     }
@@ -465,30 +465,30 @@ final class Worker implements Runnable {
     }
     LaneFuture<?> t = w.current;
     w.current = null;
-    lane.workers.remove(w);
+    lane.pool.workers.remove(w);
     lane.timings.release(w.tally);
     w.tally = null;
     if (w.kind == Worker.Kind.COMPENSATION) {
-      lane.compensationWorkers.decrementAndGet();
+      lane.pool.compensationWorkers.decrementAndGet();
       LaneFuture<?> never = w.assigned; // the thread died before it took its task
       if (never != null) {
         w.assigned = null;
-        lane.giveBack(never); // still holds its slot
+        lane.pool.giveBack(never); // still holds its slot
       }
     }
     if (w.holdsPermit) {
       w.holdsPermit = false;
-      lane.permits.decrementAndGet();
+      lane.pool.permits.decrementAndGet();
     }
     if (w.kind == Worker.Kind.CORE && !w.retired) {
-      lane.coreWorkers.decrementAndGet();
+      lane.pool.coreWorkers.decrementAndGet();
     }
-    lane.liveWorkers.decrementAndGet();
+    lane.pool.liveWorkers.decrementAndGet();
     if (t != null) {
       endAbandoned(lane, w, t, abrupt);
     }
     if (abrupt != null || w.diedBeforeRunning()) {
-      lane.replace(w, abrupt);
+      lane.pool.replace(w, abrupt);
     }
     lane.tryTerminate();
   }

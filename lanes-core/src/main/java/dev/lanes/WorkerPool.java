@@ -1,0 +1,262 @@
+package dev.lanes;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A lane's workers as a group: starting them, a virtual lane's permits, growing and retiring a
+ * platform lane's threads when its concurrency changes, compensation threads for a deadlock, and
+ * replacing a worker that died.
+ *
+ * <p><b>Concurrency design.</b> Lock-free counters, each with one rule:
+ *
+ * <ul>
+ *   <li>{@code permits} (virtual lanes): permits in use, CAS'd, never above the lane's {@code
+ *       concurrency} when taken (it may be above it after the cap was lowered, until the holders
+ *       notice and give theirs back). A permit is taken before its thread is started (acquire
+ *       before spawn) and given back by the worker as its last act, followed by a re-check of the
+ *       ring ({@link #releasePermitAndRecheck}): a submitter that found every permit taken a
+ *       moment earlier relies on that re-check.
+ *   <li>{@code coreWorkers} (platform lanes): core workers that have not retired or died; may
+ *       exceed {@code concurrency} after it was lowered, until the surplus retire when they next
+ *       look for work ({@link #retireIfSurplus}, CAS, so exactly the surplus leave).
+ *   <li>{@code liveWorkers}: workers whose thread was started (or is being started) and has not
+ *       exited; the lane terminates only at zero. {@code workers} holds the same workers (a
+ *       concurrent set) for the deadlock detector, {@code shutdownNow}'s interrupts and the
+ *       running count; it may transiently miss a worker being added or removed.
+ *   <li>{@code compensationWorkers}: extra threads running a deadlocked task, at most the bound
+ *       given to {@link LaneBuilder#compensateOnDeadlock(int)}.
+ * </ul>
+ *
+ * <p><b>Failure model.</b> A thread factory that throws or returns null is a start failure,
+ * logged: the counters are given back; a virtual lane fails one queued task ({@link
+ * TaskOutcome#THREAD_START_FAILED}) only when no worker is left to run it. A worker that ended
+ * abruptly is replaced while the lane still needs it ({@link #replace}).
+ */
+final class WorkerPool {
+  private static final System.Logger LOG = System.getLogger("dev.lanes");
+
+  private final LaneExecutor lane;
+
+  /** Every worker whose thread was started (or is about to be) and has not exited. */
+  final Set<Worker> workers = ConcurrentHashMap.newKeySet();
+  final AtomicInteger liveWorkers = new AtomicInteger();
+  /** Permits in use (virtual lanes). */
+  final AtomicInteger permits = new AtomicInteger();
+  /** Core workers of a platform lane that have not retired or died. */
+  final AtomicInteger coreWorkers = new AtomicInteger();
+  final AtomicInteger compensationWorkers = new AtomicInteger();
+  /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
+  private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
+
+  WorkerPool(LaneExecutor lane) {
+    this.lane = lane;
+  }
+
+  // ---------------------------------------------------------------- virtual lanes: permits
+
+  /** Starts virtual threads for queued tasks while permits are free. */
+  void dispatch() {
+    while (permits.get() < lane.concurrency && lane.runState < LaneExecutor.STOP && lane.ring.hasClaimed()) {
+      if (!tryAcquirePermit()) {
+        return;
+      }
+      Worker w = new Worker(lane, Worker.Kind.ELASTIC);
+      w.holdsPermit = true;
+      if (!startWorker(w)) {
+        // A worker that is still running will take the queued tasks (it re-checks the queue
+        // before it leaves); only when none is left would a task wait forever, so fail one.
+        if (permits.decrementAndGet() == 0) {
+          failOneQueued(TaskOutcome.THREAD_START_FAILED);
+        }
+        return;
+      }
+    }
+  }
+
+  boolean tryAcquirePermit() {
+    return LaneExecutor.incrementBelow(permits, lane.concurrency);
+  }
+
+  /**
+   * Gives an elastic worker's permit back; returns true if the worker should go on because work
+   * arrived that nobody else will pick up.
+   */
+  boolean releasePermitAndRecheck(Worker w) {
+    w.holdsPermit = false;
+    permits.decrementAndGet();
+    if (lane.runState < LaneExecutor.STOP && lane.ring.hasClaimed() && tryAcquirePermit()) {
+      w.holdsPermit = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** Starts one more core worker of a platform lane; false if its thread could not start. */
+  boolean startCoreWorker() {
+    coreWorkers.incrementAndGet();
+    if (startWorker(new Worker(lane, Worker.Kind.CORE))) {
+      return true;
+    }
+    coreWorkers.decrementAndGet();
+    return false;
+  }
+
+  /** A core worker leaves if the lane has more of them than its concurrency; true if it must. */
+  boolean retireIfSurplus(Worker w) {
+    for (; ; ) {
+      int c = coreWorkers.get();
+      if (c <= lane.concurrency) {
+        return false;
+      }
+      if (coreWorkers.compareAndSet(c, c - 1)) {
+        w.retired = true;
+        return true;
+      }
+    }
+  }
+
+  /** A queued task could not get a thread: fail it rather than strand it. */
+  void failOneQueued(TaskOutcome reason) {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    LaneFuture<?> t = null;
+    for (Object x; t == null && (x = lane.ring.poll(tk)) != null; ) {
+      t = lane.ownedEnvelope(x, tk);
+    }
+    if (t != null) {
+      lane.releaseSlot();
+      lane.rejected.get(reason).increment();
+      LaneRejectedException ex =
+          new LaneRejectedException(lane.name, reason, lane.queueCapacity, lane.queuedCount(), lane.running());
+      if (t.handedOut) {
+        t.fail(ex);
+      } else {
+        lane.endForeign(t, ex);
+      }
+      lane.publish(t, "", -1, lane.ticker.read(), -1, reason);
+    }
+    lane.tryTerminate();
+  }
+
+  // ---------------------------------------------------------------- workers
+
+  boolean startWorker(Worker w) {
+    liveWorkers.incrementAndGet();
+    workers.add(w);
+    Thread t;
+    try {
+      t = lane.threadFactory.newThread(w);
+      if (t == null) {
+        throw new IllegalStateException("thread factory returned null");
+      }
+      w.thread = t;
+      t.start();
+      return true;
+    } catch (Throwable e) {
+      workers.remove(w);
+      liveWorkers.decrementAndGet();
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + lane.name + "\": could not start a thread", e);
+      return false;
+    }
+  }
+
+  /**
+   * Deadlock COMPENSATE: runs {@code awaited}, a task of a proven cycle still queued here, on a
+   * temporary extra thread that ends after it (at most {@code max} such threads at once). Leaves
+   * the task queued if no thread can be had, and says so.
+   */
+  void runOnCompensationThread(LaneFuture<?> awaited, int max) {
+    if (lane.runState >= LaneExecutor.STOP) {
+      return;
+    }
+    if (!LaneExecutor.incrementBelow(compensationWorkers, max)) {
+      long now = System.nanoTime();
+      if (now - lastBoundWarning > TimeUnit.SECONDS.toNanos(10)) { // at most one line per 10 s
+        lastBoundWarning = now;
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + lane.name + "\": deadlock policy COMPENSATE"
+            + " is at its bound of " + max + " extra threads; " + awaited + " stays queued");
+      }
+      return;
+    }
+    if (!awaited.tryTake()) {
+      compensationWorkers.decrementAndGet(); // started or handled meanwhile
+      return;
+    }
+    lane.deadEntries.incrementAndGet(); // its ring entry
+    Worker w = new Worker(lane, Worker.Kind.COMPENSATION);
+    w.assigned = awaited;
+    ThreadFactory f =
+        lane.elastic
+            ? lane.threadFactory
+            : Thread.ofPlatform().name(lane.name + "-compensation-", 1).daemon(true).factory();
+    liveWorkers.incrementAndGet();
+    workers.add(w);
+    try {
+      Thread t = f.newThread(w);
+      w.thread = t;
+      t.start();
+    } catch (Throwable e) {
+      workers.remove(w);
+      liveWorkers.decrementAndGet();
+      compensationWorkers.decrementAndGet();
+      giveBack(awaited); // back in line: it still holds its slot
+      LOG.log(System.Logger.Level.WARNING,
+          "lane \"" + lane.name + "\": could not start a compensation thread", e);
+    }
+  }
+
+  /**
+   * Puts a task taken from the ring (by a compensation thread that could not start or died first)
+   * back at its end; it still holds its admission slot, so room appears as soon as workers take
+   * entries or dead ones are dropped.
+   */
+  void giveBack(LaneFuture<?> e) {
+    e.backToQueue();
+    lane.reappended.increment();
+    while (lane.ring.offer(e, e.acceptedNanos) < 0) {
+      if (!lane.compact()) {
+        Thread.onSpinWait();
+      }
+    }
+    lane.afterAppend(e);
+  }
+
+  /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
+  void replace(Worker dead, Throwable abrupt) {
+    try {
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + lane.name + "\": worker "
+          + (dead.thread == null ? "?" : dead.thread.getName())
+          + " ended abruptly; replacing it", abrupt);
+    } catch (Throwable ignored) {
+      // a failing logger must not stop the replacement
+    }
+    int rs = lane.runState;
+    if (dead.kind == Worker.Kind.CORE
+        && coreWorkers.get() < lane.concurrency
+        && (rs == LaneExecutor.RUNNING || (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()))) {
+      startCoreWorker();
+    } else if (dead.kind == Worker.Kind.ELASTIC) {
+      dispatch();
+    }
+  }
+
+  /** Cleans up workers whose thread died before it ran lanes' code (health thread). */
+  void reapDeadWorkers() {
+    for (Worker w : workers) {
+      if (w.diedBeforeRunning()) {
+        Worker.exitWorker(lane, w, null);
+      }
+    }
+  }
+
+  /** No worker or permit is free to start a queued task. */
+  boolean noFreeCapacity() {
+    if (lane.elastic) {
+      return permits.get() >= lane.concurrency;
+    }
+    return workers.size() >= lane.concurrency;
+  }
+}
