@@ -54,7 +54,8 @@ import java.util.function.Consumer;
  *   <li><b>Virtual lanes</b> acquire before they spawn: {@code permits} counts permits in use
  *       (CAS, never above {@code concurrency}); a submitter that found no idle worker to wake takes
  *       a free permit and starts one virtual thread with it. That thread runs entries back to
- *       back and, when the ring is empty, keeps its permit for {@link Worker#KEEP_ALIVE_NANOS} parked in
+ *       back and, when the ring is empty, keeps its permit for {@link Worker#KEEP_ALIVE_NANOS}
+ *       parked in
  *       the ring; then (or when the cap was lowered below the permits in use) it gives the permit
  *       back as its last act and re-checks the ring (a submitter that found no permit a moment
  *       earlier relies on that re-check). Waiting tasks hold no thread, and at most {@code

@@ -37,7 +37,7 @@ final class Lifecycle {
     this.lane = lane;
   }
 
-  /** {@code ExecutorService.shutdown()}: refuses new tasks, lets queued ones run, terminates when done. */
+  /** {@code ExecutorService.shutdown()}: refuses new tasks, lets queued ones run, then ends. */
   void shutdown() {
     advanceState(LaneExecutor.SHUTDOWN);
     lane.wakeBlockedCallers();
@@ -127,7 +127,8 @@ final class Lifecycle {
       if (lane.runState != LaneExecutor.TERMINATED
           && lane.pool.liveWorkers.get() == 0
           && (!lane.elastic || lane.pool.permits.get() == 0)
-          && (lane.runState == LaneExecutor.STOP || (!lane.ring.hasClaimed() && lane.unfinished.get() == 0))) {
+          && (lane.runState == LaneExecutor.STOP
+              || (!lane.ring.hasClaimed() && lane.unfinished.get() == 0))) {
         lane.runState = LaneExecutor.TERMINATED;
         terminated.signalAll();
         lane.health.unregister();

@@ -242,7 +242,8 @@ final class Worker implements Runnable {
       int epoch = lane.ring.epoch();
       Object x = lane.runState >= LaneExecutor.STOP ? null : lane.takeLive(tk);
       if (x == null) {
-        if (lane.runState == LaneExecutor.RUNNING && lane.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
+        if (lane.runState == LaneExecutor.RUNNING
+            && lane.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
         }
@@ -303,8 +304,8 @@ final class Worker implements Runnable {
     if (timed == null) {
       start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : lane.ticker.read();
       if (lane.shedTargetNanos != 0 && start - t.acceptedNanos <= lane.shedTargetNanos
-          && lane.aboveTargetSince != lane.NOT_ABOVE) {
-        lane.aboveTargetSince = lane.NOT_ABOVE; // a task started within the target: no standing queue
+          && lane.aboveTargetSince != LaneExecutor.NOT_ABOVE) {
+        lane.aboveTargetSince = LaneExecutor.NOT_ABOVE; // started within target: no standing line
       }
     }
     boolean sampleCpu = false;
@@ -320,7 +321,8 @@ final class Worker implements Runnable {
     }
     if (timed == null) {
       if (sampleCpu) {
-        cpuStart = lane.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0 ? w.lastCpu : CpuClock.now();
+        cpuStart = lane.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0
+            ? w.lastCpu : CpuClock.now();
       }
     } else {
       timed.sampleCpu = sampleCpu;
@@ -499,7 +501,8 @@ final class Worker implements Runnable {
     lane.releaseSlot();
     lane.failedElsewhere.increment();
     Throwable why = abrupt != null ? abrupt
-        : new IllegalStateException("lane \"" + lane.name + "\": the worker running " + t + " died");
+        : new IllegalStateException(
+            "lane \"" + lane.name + "\": the worker running " + t + " died");
     if (t.handedOut) {
       t.fail(why);
     } else {

@@ -60,7 +60,8 @@ final class WorkerPool {
 
   /** Starts virtual threads for queued tasks while permits are free. */
   void dispatch() {
-    while (permits.get() < lane.concurrency && lane.runState < LaneExecutor.STOP && lane.ring.hasClaimed()) {
+    while (permits.get() < lane.concurrency && lane.runState < LaneExecutor.STOP
+        && lane.ring.hasClaimed()) {
       if (!tryAcquirePermit()) {
         return;
       }
@@ -130,7 +131,8 @@ final class WorkerPool {
       lane.releaseSlot();
       lane.rejected.get(reason).increment();
       LaneRejectedException ex =
-          new LaneRejectedException(lane.name, reason, lane.queueCapacity, lane.queuedCount(), lane.running());
+          new LaneRejectedException(
+              lane.name, reason, lane.queueCapacity, lane.queuedCount(), lane.running());
       if (t.handedOut) {
         t.fail(ex);
       } else {
@@ -158,7 +160,8 @@ final class WorkerPool {
     } catch (Throwable e) {
       workers.remove(w);
       liveWorkers.decrementAndGet();
-      LOG.log(System.Logger.Level.WARNING, "lane \"" + lane.name + "\": could not start a thread", e);
+      LOG.log(System.Logger.Level.WARNING,
+          "lane \"" + lane.name + "\": could not start a thread", e);
       return false;
     }
   }
@@ -236,7 +239,8 @@ final class WorkerPool {
     int rs = lane.runState;
     if (dead.kind == Worker.Kind.CORE
         && coreWorkers.get() < lane.concurrency
-        && (rs == LaneExecutor.RUNNING || (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()))) {
+        && (rs == LaneExecutor.RUNNING
+            || (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()))) {
       startCoreWorker();
     } else if (dead.kind == Worker.Kind.ELASTIC) {
       dispatch();
