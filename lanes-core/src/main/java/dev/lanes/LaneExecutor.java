@@ -37,11 +37,12 @@ import java.util.function.Consumer;
  *       run; a task's future completes on the worker after the task, which gives run → {@code
  *       get()}. Idle workers park in the ring and a submitter wakes one only if one is idle (see
  *       the ring's idle protocol).
- *   <li><b>Admission.</b> {@code unfinished} counts accepted tasks not yet ended (queued, running
- *       on a worker, or in a submitter's hand between admission and append) and is never above
- *       {@code concurrency + queueCapacity}: a task is accepted when that count has room (CAS),
- *       whatever the workers are doing at that instant. It is the one atomic that submitters and
- *       workers share per task. The ring is sized {@code queueCapacity + concurrency} (as built,
+ *   <li><b>Admission.</b> {@link Admission} counts accepted tasks not yet ended (queued, running
+ *       on a worker, or in a submitter's hand between admission and append) and keeps that count
+ *       at most {@code concurrency + queueCapacity}: a task is accepted when the count has room,
+ *       whatever the workers are doing at that instant. Admissions and releases are counted
+ *       apart (submitters CAS one cell, each worker adds to its own tally), so no counter is
+ *       written by both sides per task. The ring is sized {@code queueCapacity + concurrency} (as built,
  *       rounded up to a power of two), so an admitted task finds a place unless dead entries fill
  *       the spare room, which a submitter then clears ({@link #compact}). Whoever ends an
  *       admitted task gives its slot back ({@link #releaseSlot}); a caller-run task never held
@@ -154,7 +155,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** The lane's workers as a group: starting, permits, retiring, replacing. */
   final WorkerPool pool = new WorkerPool(this);
   /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
-  final AtomicInteger unfinished = new AtomicInteger();
+  /** Accepted tasks not yet ended (queued or running), against the admission limit. */
+  final Admission admission;
   private final ReentrantLock roomLock = new ReentrantLock();
   /** Signalled when a slot is given back while a caller waits (block-caller policy). */
   private final Condition roomFreed = roomLock.newCondition();
@@ -214,6 +216,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     // One tally per worker that may run at once (a thread beyond them records under a lock).
     int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
     this.timings = new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos);
+    this.admission = new Admission(timings);
     this.health = new HealthMonitor(this, b.health());
     this.blockingTaskWc = Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores());
     if (!elastic) {
@@ -691,7 +694,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Takes a slot if the lane has room for one more unfinished task. */
   private boolean tryAdmit() {
-    return incrementBelow(unfinished, admissionLimit());
+    return admission.tryAdmit(admissionLimit());
+  }
+
+  /** Accepted tasks not yet ended (see {@link Admission#unfinished()}). */
+  long unfinishedCount() {
+    return admission.unfinished();
   }
 
   /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
@@ -714,8 +722,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Gives back the slot of a task that ended or left the queue for good. */
   void releaseSlot() {
-    if (unfinished.decrementAndGet() == 0 && runState >= SHUTDOWN) {
-      tryTerminate(); // the last accepted task of a shutting-down lane ended
+    releaseSlot(null);
+  }
+
+  /**
+   * Gives back a slot, counted in {@code own} (the caller's claimed tally, single writer) or, with
+   * null, in the shared adder.
+   */
+  void releaseSlot(TimingBook.Tally own) {
+    admission.release(own);
+    if (runState >= SHUTDOWN) {
+      tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
     }
     if (blockedCallers != 0) {
       roomLock.lock();

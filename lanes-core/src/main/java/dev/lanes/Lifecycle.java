@@ -128,7 +128,7 @@ final class Lifecycle {
           && lane.pool.liveWorkers.get() == 0
           && (!lane.elastic || lane.pool.permits.get() == 0)
           && (lane.runState == LaneExecutor.STOP
-              || (!lane.ring.hasClaimed() && lane.unfinished.get() == 0))) {
+              || (!lane.ring.hasClaimed() && lane.unfinishedCount() == 0))) {
         lane.runState = LaneExecutor.TERMINATED;
         terminated.signalAll();
         lane.health.unregister();

@@ -59,6 +59,15 @@ final class TimingBook {
     this.recent = Timings.EMPTY;
   }
 
+  /** Slots given back through the tallies' claimants, ever; each tally read with acquire. */
+  long releasedByClaimants() {
+    long n = 0;
+    for (Tally t : tallies) {
+      n += (long) Tally.RELEASED.getAcquire(t);
+    }
+    return n;
+  }
+
   /** A free tally for one writer, or null if every tally is taken (then records go shared). */
   Tally claim() {
     for (Tally t : tallies) {
@@ -160,11 +169,14 @@ final class TimingBook {
    */
   static final class Tally {
     private static final java.lang.invoke.VarHandle OWNED;
+    private static final java.lang.invoke.VarHandle RELEASED;
 
     static {
       try {
         OWNED = java.lang.invoke.MethodHandles.lookup()
             .findVarHandle(Tally.class, "owned", int.class);
+        RELEASED = java.lang.invoke.MethodHandles.lookup()
+            .findVarHandle(Tally.class, "released", long.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -176,6 +188,18 @@ final class TimingBook {
     private Acc inactive = new Acc();
     @SuppressWarnings("unused") // accessed through OWNED
     private volatile int owned;
+    /**
+     * Admission slots its claimants gave back, ever (see {@link LaneExecutor}'s Admission): only
+     * grows, written by the claimant alone with release stores (no fence), read by submitters
+     * when the lane looks full. A new claimant continues from it (the claim CAS orders it).
+     */
+    @SuppressWarnings("unused") // accessed through RELEASED
+    private long released;
+
+    /** One slot given back by this tally's claimant. */
+    void addReleased() {
+      RELEASED.setRelease(this, (long) RELEASED.get(this) + 1);
+    }
 
     boolean tryClaim() {
       return OWNED.compareAndSet(this, 0, 1);

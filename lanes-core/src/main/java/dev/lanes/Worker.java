@@ -396,7 +396,7 @@ final class Worker implements Runnable {
     if (w != null) {
       w.endTask();
       w.current = null;
-      lane.releaseSlot();
+      lane.releaseSlot(w.tally);
     } else {
       lane.callerRunning.decrement();
     }

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Timeout;
 class JcstressTest {
   private static final List<String> TESTS = List.of("CancelInterruptStress", "RingStress.Producers",
       "RingStress.Consumers", "RingStress.HandOff",
-      "IdleWakeStress", "WakeAllStress", "TakeOrKillStress");
+      "IdleWakeStress", "WakeAllStress", "TakeOrKillStress",
+      "AdmissionStress.OneSlotTwoSubmitters", "AdmissionStress.ReleaseRacesAdmit",
+      "AdmissionStress.ReleaseThenAdmitOnBothSides");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
