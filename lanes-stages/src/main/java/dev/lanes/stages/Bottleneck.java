@@ -120,8 +120,8 @@ public record Bottleneck(Optional<String> stage, Reason reason, String explanati
         ms(wait), ms(worst.queueWait().p99()), ms(own), ms(worst.run().p99())));
     why.append(reason == Reason.QUEUE_WAIT
         ? String.format(Locale.ROOT, "the stage is saturated — more arrives than its lane's %d"
-            + " threads run — so give its lane more concurrency if what it calls can take it, or"
-            + " slow the input", worst.laneConcurrency())
+            + " thread%s run — so give its lane more concurrency if what it calls can take it, or"
+            + " slow the input", worst.laneConcurrency(), worst.laneConcurrency() == 1 ? "" : "s")
         : "the time is in its run, not its queue: its own work, or what it calls, is slow; more"
             + " threads for its lane would not shorten a run");
     why.append(sharedNote(worst, stages));
