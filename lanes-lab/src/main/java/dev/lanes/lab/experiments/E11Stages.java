@@ -53,7 +53,6 @@ public final class E11Stages implements Experiment {
   private static final int STORE_THREADS = 8;
   private static final double GOAL_RATIO = 1.5;
   private static final List<String> STAGES = List.of("fetch", "parse", "store");
-  private static final int ROUNDS = 3;
 
   /** One request: which kind, and when it was planned to arrive. */
   private record Request(int id, boolean slow, long plannedNanos) {}
@@ -74,11 +73,12 @@ public final class E11Stages implements Experiment {
   @Override
   public ExperimentResult run(LabContext ctx) throws Exception {
     ExperimentResult result = new ExperimentResult(this);
-    double seconds = ctx.scale(1, 3);
+    double seconds = ctx.quick() ? 1.5 : 3;
+    int rounds = ctx.scale(1, 3);
     result.setup(String.format(Locale.ROOT,
         "Each request runs three stages: fetch (GET on the local server: %d ms for a fast request,"
             + " %,d ms for a slow one — the slow downstream), parse (CPU, ~%d ms) and store (GET, %d"
-            + " ms). Fast requests arrive every %d ms for %.0f s; under load, slow requests also"
+            + " ms). Fast requests arrive every %d ms for %.1f s; under load, slow requests also"
             + " arrive every %d ms. Shared pool: the three stages on one blocking lane of %d threads"
             + " (a pipeline whose stages share it). Stage per kind: fetch on a virtual lane of at most"
             + " %d, parse on a CPU lane of %d (= cores), store on a blocking lane of %d, the two later"
@@ -90,7 +90,7 @@ public final class E11Stages implements Experiment {
             + " the lanes' task records (charts: the last round), and the pipeline names its"
             + " bottleneck from them in every round.",
         FETCH_FAST_MS, FETCH_SLOW_MS, PARSE_UNITS, STORE_MS, FAST_EVERY_MS, seconds, SLOW_EVERY_MS,
-        SHARED_THREADS, FETCH_CAP, ctx.cores(), STORE_THREADS, ROUNDS));
+        SHARED_THREADS, FETCH_CAP, ctx.cores(), STORE_THREADS, rounds));
     TaskLog log = new TaskLog();
     ctx.status("E11 warm-up");
     runOnce(ctx, false, "warmup-shared", false, 0.5, new TaskLog());
@@ -99,7 +99,7 @@ public final class E11Stages implements Experiment {
     List<Run> sharedLoadedRuns = new ArrayList<>();
     List<Run> stagesIdleRuns = new ArrayList<>();
     List<Run> stagesLoadedRuns = new ArrayList<>();
-    for (int r = 1; r <= ROUNDS; r++) {
+    for (int r = 1; r <= rounds; r++) {
       for (boolean perKind : r % 2 == 1 ? List.of(false, true) : List.of(true, false)) {
         String v = perKind ? "stages" : "shared";
         ctx.status("E11 round " + r + ": " + v + ", unloaded");
@@ -137,8 +137,8 @@ public final class E11Stages implements Experiment {
     result.figure("stages_fast_p50_loaded_ms", Percentiles.of(stagesLoaded.fastMs(), 50));
     result.figure("shared_slow_p99_loaded_ms", Percentiles.of(sharedLoaded.slowMs(), 99));
     result.figure("stages_slow_p99_loaded_ms", Percentiles.of(stagesLoaded.slowMs(), 99));
-    result.figure("rounds", (long) ROUNDS);
-    result.figure("stages_bottleneck_is_fetch", namedFetch == ROUNDS);
+    result.figure("rounds", (long) rounds);
+    result.figure("stages_bottleneck_is_fetch", namedFetch == rounds);
     result.figure("stages_rounds_naming_fetch", namedFetch);
     result.figure("shared_bottleneck_is_fetch", sharedNamed.equals("fetch"));
     result.figure("requests_not_completed", notCompleted);
@@ -179,7 +179,7 @@ public final class E11Stages implements Experiment {
 
     boolean stagesMet = stagesRatio <= GOAL_RATIO;
     boolean sharedNotWithin = sharedRatio > GOAL_RATIO;
-    boolean namedSlow = namedFetch == ROUNDS;
+    boolean namedSlow = namedFetch == rounds;
     List<List<String>> rows = new ArrayList<>();
     rows.add(List.of("stage per kind: fast p99 under load", "≤ 1.5× unloaded",
         String.format(Locale.ROOT, "%s ms vs %s ms unloaded (%.2f×)", f(stagesLoadedP99), f(stagesIdleP99), stagesRatio),
@@ -188,7 +188,7 @@ public final class E11Stages implements Experiment {
         String.format(Locale.ROOT, "%s ms vs %s ms unloaded (%.1f×)", f(sharedLoadedP99), f(sharedIdleP99), sharedRatio),
         sharedNotWithin ? "met" : "missed: the shared pool was not slowed by the slow downstream on this run"));
     rows.add(List.of("the named bottleneck", "the slow stage (fetch)",
-        String.format(Locale.ROOT, "fetch in %d of %d rounds (last round: %s, %s)", namedFetch, ROUNDS, named,
+        String.format(Locale.ROOT, "fetch in %d of %d rounds (last round: %s, %s)", namedFetch, rounds, named,
             stagesLoaded.stats().bottleneck().reason().name().toLowerCase(Locale.ROOT).replace('_', ' ')),
         namedSlow ? "met" : "missed: a round named another stage"));
     result.table(List.of("E11 goal (issue 14)", "goal", "measured", "met?"), rows);
@@ -201,7 +201,7 @@ public final class E11Stages implements Experiment {
         f(sharedIdleP99), f(sharedLoadedP99), sharedRatio, SHARED_THREADS, f(stagesIdleP99),
         f(stagesLoadedP99), stagesRatio, stagesMet ? ", within the 1.5× goal" : ", above the 1.5× goal");
     v += String.format(Locale.ROOT, "The stage-per-kind pipeline named fetch its bottleneck in %d of %d rounds;"
-        + " in the last, ", namedFetch, ROUNDS) + named + ": " + stagesLoaded.stats().bottleneck().explanation()
+        + " in the last, ", namedFetch, rounds) + named + ": " + stagesLoaded.stats().bottleneck().explanation()
         + " Shared pool, last round, bottleneck " + sharedNamed + ": " + sharedLoaded.stats().bottleneck().explanation();
     if (notCompleted > 0) {
       v += String.format(Locale.ROOT, " %d request(s) did not complete (failed or rejected at a stage),"
