@@ -170,8 +170,8 @@ public final class E12FanOut implements Experiment {
     String v = String.format(Locale.ROOT,
         "%d blocking calls took %s ms one after another, %s ms fanned out on the common pool (%.0f %%"
             + " faster: its parallelism is %d, but it grew to %d threads, as the pool adds a spare"
-            + " for a worker that waits in CompletableFuture.join — threads nobody sized or bounded"
-            + " for this work) and %s ms fanned out on two lanes (%.0f %% faster, %s the 30 %% goal). ",
+            + " for a worker that waits in CompletableFuture.join — threads nobody sized for this"
+            + " work) and %s ms fanned out on two lanes (%.0f %% faster, %s the 30 %% goal). ",
         outer * INNER_CALLS, f(seqMs), f(commonMs), commonFaster, commonParallelism,
         COMMON_POOL_PEAK.get(), f(lanesMs), lanesFaster, fasterMet ? "meeting" : "missing");
     v += one.detected()
