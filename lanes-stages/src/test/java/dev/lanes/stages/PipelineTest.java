@@ -245,6 +245,51 @@ class PipelineTest {
   }
 
   @Test
+  void aFullCallerRunsDownstreamRunsItsWorkOnTheThreadHandingItOn() throws Exception {
+    Lane up = lane(Lane.blocking("cr-up", 1));
+    Lane down = lane(Lane.blocking("cr-down", 1).queueCapacity(1).overflow(OverflowPolicy.callerRuns()));
+    CountDownLatch release = gate();
+    CountDownLatch downBusy = new CountDownLatch(1);
+    try (Pipeline<Integer, String> p = Pipeline.<Integer>builder("cr")
+        .stage("a", up, i -> i)
+        .stage("b", down, i -> {
+          if (i == 0) {
+            downBusy.countDown();
+            pass(release);
+          }
+          return Thread.currentThread().getName();
+        })
+        .build()) {
+      CompletableFuture<String> held = p.submit(0);
+      assertThat(downBusy.await(30, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<String> queued = p.submit(1);
+      await().atMost(PATIENCE).until(() -> down.stats().queued() == 1);
+      // "b" is full: item 2's "b" work runs on the thread of "a" that hands it on.
+      assertThat(p.submit(2).get(30, TimeUnit.SECONDS)).startsWith("cr-up-");
+      release.countDown();
+      assertThat(held.get(30, TimeUnit.SECONDS)).startsWith("cr-down-");
+      assertThat(queued.get(30, TimeUnit.SECONDS)).startsWith("cr-down-");
+      PipelineStats s = awaitTimings(p, 3);
+      assertThat(s.stage("b").completed()).isEqualTo(3);
+      assertThat(s.stage("b").rejected()).isZero();
+      assertThat(s.stage("a").handoff().max()).isGreaterThan(0);
+    }
+  }
+
+  @Test
+  void dependentsWithoutAnExecutorRunOnTheLastStagesLaneAfterItsTask() throws Exception {
+    Lane first = lane(Lane.blocking("dep-first", 1));
+    Lane last = lane(Lane.blocking("dep-last", 1));
+    CountDownLatch release = gate();
+    try (Pipeline<Integer, Integer> p = Pipeline.<Integer>builder("dep")
+        .stage("a", first, i -> i).stage("b", last, i -> { pass(release); return i; }).build()) {
+      CompletableFuture<String> where = p.submit(1).thenApply(i -> Thread.currentThread().getName());
+      release.countDown();
+      assertThat(where.get(30, TimeUnit.SECONDS)).startsWith("dep-last-");
+    }
+  }
+
+  @Test
   void anItemDroppedFromAQueueIsRejectedAtItsStage() throws Exception {
     Lane only = lane(Lane.blocking("drop", 1).queueCapacity(1).overflow(OverflowPolicy.discardOldest()));
     CountDownLatch release = gate();
