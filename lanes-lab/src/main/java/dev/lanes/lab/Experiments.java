@@ -1,5 +1,7 @@
 package dev.lanes.lab;
 
+import dev.lanes.lab.experiments.E11Stages;
+import dev.lanes.lab.experiments.E12FanOut;
 import dev.lanes.lab.experiments.E1PoolOrThreadPerTask;
 import dev.lanes.lab.experiments.E2ThreadsForCpuWork;
 import dev.lanes.lab.experiments.E3UnboundedQueue;
@@ -26,6 +28,8 @@ public final class Experiments {
         new E6VirtualThreadCaps(),
         new E7NestedSubmission(),
         new E8NoisyNeighbour(),
-        new E9SizingAdvice());
+        new E9SizingAdvice(),
+        new E11Stages(),
+        new E12FanOut());
   }
 }

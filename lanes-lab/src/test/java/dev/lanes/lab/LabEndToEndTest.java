@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LabEndToEndTest {
 
-  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9");
+  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E11", "E12");
 
   private static final Map<String, List<String>> NAMED_FIGURES = Map.of(
       "E2", List.of("ms_1x", "ms_2x", "ms_4x", "ctx_1x", "ctx_2x", "ctx_4x"),
@@ -41,10 +41,15 @@ class LabEndToEndTest {
           "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms"),
       "E9", List.of("e5_cpu_concurrency_before", "e5_cpu_concurrency_after",
           "e5_net_concurrency_before", "e5_net_concurrency_after", "e8_slow_concurrency_before",
-          "e8_slow_concurrency_after"));
+          "e8_slow_concurrency_after"),
+      "E11", List.of("shared_fast_p99_ratio", "stages_fast_p99_ratio", "stages_bottleneck_is_fetch",
+          "shared_fetch_wait_p99_ms", "stages_fetch_run_p99_ms"),
+      "E12", List.of("sequential_ms", "common_pool_ms", "two_lanes_ms", "two_lanes_faster_percent",
+          "one_lane_detect_ms", "two_lanes_deadlock_detected"));
 
   private static final Set<String> BOOLEAN_FIGURES =
-      Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung");
+      Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung", "stages_bottleneck_is_fetch",
+          "two_lanes_deadlock_detected");
 
   @TempDir static Path out;
 
