@@ -9,6 +9,7 @@ import dev.lanes.lab.experiments.E6VirtualThreadCaps;
 import dev.lanes.lab.experiments.E7NestedSubmission;
 import dev.lanes.lab.experiments.E8NoisyNeighbour;
 import dev.lanes.lab.experiments.E9SizingAdvice;
+import dev.lanes.lab.experiments.E13SharedCapAcrossJvms;
 import java.util.List;
 
 /** The lab's experiments, in the order they run. */
@@ -26,6 +27,7 @@ public final class Experiments {
         new E6VirtualThreadCaps(),
         new E7NestedSubmission(),
         new E8NoisyNeighbour(),
-        new E9SizingAdvice());
+        new E9SizingAdvice(),
+        new E13SharedCapAcrossJvms());
   }
 }
