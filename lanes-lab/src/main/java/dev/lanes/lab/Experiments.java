@@ -11,6 +11,7 @@ import dev.lanes.lab.experiments.E6VirtualThreadCaps;
 import dev.lanes.lab.experiments.E7NestedSubmission;
 import dev.lanes.lab.experiments.E8NoisyNeighbour;
 import dev.lanes.lab.experiments.E9SizingAdvice;
+import dev.lanes.lab.experiments.E13SharedCapAcrossJvms;
 import java.util.List;
 
 /** The lab's experiments, in the order they run. */
@@ -30,6 +31,7 @@ public final class Experiments {
         new E8NoisyNeighbour(),
         new E9SizingAdvice(),
         new E11Stages(),
-        new E12FanOut());
+        new E12FanOut(),
+        new E13SharedCapAcrossJvms());
   }
 }

@@ -6,6 +6,8 @@ import dev.lanes.Lane;
 import dev.lanes.LaneBuilder;
 import dev.lanes.Lanes;
 import dev.lanes.micrometer.LanesMetrics;
+import dev.lanes.redis.SharedCap;
+import dev.lanes.redis.micrometer.SharedCapMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -22,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -68,8 +71,10 @@ final class DemoServer implements AutoCloseable {
    *
    * @param threads threads of the shared lane (shared mode) and of the slow lane (lanes mode)
    * @param queueCapacity queue of each application lane
+   * @param redis a Redis URI for a shared cap on the "call" lane (lanes mode), or null for none
+   * @param sharedCap the shared cap's global cap (with {@code redis} only)
    */
-  record Config(Mode mode, String bind, int port, int threads, int queueCapacity) {
+  record Config(Mode mode, String bind, int port, int threads, int queueCapacity, String redis, int sharedCap) {
     static final int MAX_THREADS = 1_000;
     static final int MAX_QUEUE = 100_000;
 
@@ -90,6 +95,18 @@ final class DemoServer implements AutoCloseable {
       if (bind == null || bind.isBlank()) {
         throw new IllegalArgumentException("bind must be an address, e.g. 127.0.0.1");
       }
+      if (redis != null && mode != Mode.LANES) {
+        throw new IllegalArgumentException("--redis shares the cap of the \"call\" lane, which only --mode lanes has");
+      }
+      if (redis != null && (sharedCap < 1 || sharedCap > CALL_CONCURRENCY)) {
+        throw new IllegalArgumentException(
+            "shared cap must be between 1 and " + CALL_CONCURRENCY + " (the call lane's cap), was " + sharedCap);
+      }
+    }
+
+    /** Without a shared cap. */
+    Config(Mode mode, String bind, int port, int threads, int queueCapacity) {
+      this(mode, bind, port, threads, queueCapacity, null, 0);
     }
   }
 
@@ -122,6 +139,8 @@ final class DemoServer implements AutoCloseable {
   private final LiveSeries series;
   private final PrometheusMeterRegistry registry;
   private final LanesMetrics metrics;
+  /** The "call" lane's cap shared on Redis ({@code --redis}), or null. */
+  private final SharedCap shared;
   private final DelayServer delay;
   private final HttpServer http;
   private final byte[] page;
@@ -182,7 +201,12 @@ final class DemoServer implements AutoCloseable {
 
     DelayServer d = null;
     HttpServer h = null;
+    SharedCap sc = null;
     try {
+      if (config.redis() != null) {
+        sc = SharedCap.builder(lanes.lane("call"), config.redis()).cap(config.sharedCap()).build();
+        new SharedCapMetrics(sc).bindTo(registry);
+      }
       d = new DelayServer();
       h = HttpServer.create(new InetSocketAddress(InetAddress.getByName(config.bind()), config.port()), BACKLOG);
       h.createContext("/", this::route);
@@ -195,10 +219,14 @@ final class DemoServer implements AutoCloseable {
       if (d != null) {
         d.close();
       }
+      if (sc != null) {
+        sc.close();
+      }
       metrics.close();
       shutdownLanes();
       throw e;
     }
+    this.shared = sc;
     this.delay = d;
     this.http = h;
     series.start();
@@ -229,6 +257,16 @@ final class DemoServer implements AutoCloseable {
 
   Lanes lanes() {
     return lanes;
+  }
+
+  /** The shared cap's figures, or null without {@code --redis}. */
+  dev.lanes.redis.SharedCapStats sharedStats() {
+    return shared == null ? null : shared.stats();
+  }
+
+  /** The shared cap's health ({@code GLOBAL}, ...), or null without {@code --redis}. */
+  String sharedHealth() {
+    return shared == null ? null : shared.health().name();
   }
 
   /** Blocks until {@link #close()} ran. */
@@ -318,7 +356,46 @@ final class DemoServer implements AutoCloseable {
   private void onLane(HttpExchange ex, String label, Runnable work) {
     long token = book.accepted(label);
     Runnable started = () -> book.started(label, token);
-    submit(laneByLabel.get(label), label, ex, work, started);
+    if (shared != null && laneByLabel.get(label).name().equals("call")) {
+      submitShared(label, ex, work, started);
+    } else {
+      submit(laneByLabel.get(label), label, ex, work, started);
+    }
+  }
+
+  /** As {@link #submit}, through the shared cap: the task waits for a global permit first. */
+  private void submitShared(String label, HttpExchange ex, Runnable work, Runnable started) {
+    AtomicBoolean ran = new AtomicBoolean();
+    CompletableFuture<Void> f;
+    try {
+      f = shared.submit(label, () -> {
+        ran.set(true);
+        started.run();
+        try {
+          work.run();
+        } catch (RuntimeException e) {
+          Requests.send(ex, e instanceof Stopping ? 503 : 500, firstLine(e.getMessage()));
+          throw e;
+        }
+        return null;
+      });
+    } catch (RejectedExecutionException e) {
+      started.run();
+      Requests.send(ex, 503, "shared cap \"" + shared.name() + "\" refused the request: " + firstLine(e.getMessage()));
+      return;
+    }
+    // Refused after it was queued (Redis lost while it waited, the lane full, shutdown): never ran.
+    f.whenComplete((v, failure) -> {
+      if (failure != null && !ran.get()) {
+        started.run();
+        Requests.send(ex, 503, "shared cap \"" + shared.name() + "\" refused the request: "
+            + firstLine(String.valueOf(unwrap(failure).getMessage())));
+      }
+    });
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
   private void onAdmin(HttpExchange ex, String label, Runnable work) {
@@ -413,7 +490,8 @@ final class DemoServer implements AutoCloseable {
 
   /** Every lane's figures and every endpoint stage's figures since the last reset, times in ms. */
   String statsJson() {
-    return StatsJson.of(null, config.mode().tag(), lanes.all(), book, List.copyOf(laneByLabel.keySet()));
+    return StatsJson.of(null, config.mode().tag(), lanes.all(), book, List.copyOf(laneByLabel.keySet()),
+        shared == null ? List.of() : List.of(shared.stats()));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -428,6 +506,9 @@ final class DemoServer implements AutoCloseable {
       http.stop(0);
       series.close();
       delay.close();
+      if (shared != null) {
+        shared.close(); // refuses queued calls, waits for running ones (the delay server is gone)
+      }
       shutdownLanes();
       book.close();
       metrics.close();

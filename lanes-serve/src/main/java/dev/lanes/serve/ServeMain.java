@@ -128,6 +128,17 @@ public final class ServeMain implements Runnable {
             + " (default: ${DEFAULT-VALUE}).")
     int queue;
 
+    @Option(names = "--redis", paramLabel = "URI",
+        description = "Share the \"call\" lane's cap with every demo server on this Redis (module lanes-redis),"
+            + " e.g. redis://127.0.0.1:6379; --mode lanes only. /call then waits for a global permit, and the live"
+            + " page shows the shared cap's figures. Fail-fast while Redis is away (/call answers 503).")
+    String redis;
+
+    @Option(names = "--shared-cap", defaultValue = "20", paramLabel = "N",
+        description = "With --redis: the most /call requests calling out at once across every server sharing"
+            + " the cap, 1 to 100 (default: ${DEFAULT-VALUE}).")
+    int sharedCap;
+
     @Override
     public Integer call() throws Exception {
       if (!server.equals("jdk")) {
@@ -138,7 +149,8 @@ public final class ServeMain implements Runnable {
         throw new UserError("--server " + server + " is the Spring Boot demo, which this jar does not contain",
             "start it with ./lanes serve --server " + server, null);
       }
-      DemoServer.Config config = new DemoServer.Config(parseMode(mode), bind, port, threads, queue);
+      DemoServer.Config config = new DemoServer.Config(parseMode(mode), bind, port, threads, queue, redis,
+          redis == null ? 0 : sharedCap);
       PrintWriter out = spec.commandLine().getOut();
       if (!LoadGenerator.isLoopback(bind)) {
         spec.commandLine().getErr().println("lanes serve: WARNING: listening on " + bind
@@ -155,6 +167,9 @@ public final class ServeMain implements Runnable {
       Runtime.getRuntime().addShutdownHook(hook);
       out.printf(Locale.ROOT, "lanes serve: mode %s on %s  (lanes: %s)%n", config.mode().tag(), server.url(),
           String.join(", ", server.lanes().names()));
+      if (redis != null) {
+        out.printf(Locale.ROOT, "  lane call: shared cap %d on %s (%s)%n", sharedCap, redis, server.sharedHealth());
+      }
       out.printf(Locale.ROOT, "  live page %s/   figures %s/stats.json   Prometheus %s/metrics%n",
           server.url(), server.url(), server.url());
       out.printf(Locale.ROOT, "  try: ./lanes load --url %s --scenario noisy-neighbour   (Ctrl-C stops)%n", server.url());

@@ -3,6 +3,7 @@ package dev.lanes.serve;
 import dev.lanes.Distribution;
 import dev.lanes.Lane;
 import dev.lanes.LaneStats;
+import dev.lanes.redis.SharedCapStats;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -23,6 +24,17 @@ public final class StatsJson {
    * @param stages the book's stage labels, in the order to list them
    */
   public static String of(String server, String mode, Collection<Lane> lanes, EndpointBook book, List<String> stages) {
+    return of(server, mode, lanes, book, stages, List.of());
+  }
+
+  /**
+   * The document, with a {@code "shared"} list (one entry per shared cap on Redis, module
+   * lanes-redis) when {@code shared} is not empty: the global cap and permits in use across
+   * instances, this instance's share, the wait for a global permit (apart from the wait in the
+   * shared cap's queue, which includes it), the shared cap's health.
+   */
+  public static String of(String server, String mode, Collection<Lane> lanes, EndpointBook book, List<String> stages,
+      List<SharedCapStats> shared) {
     StringBuilder s = new StringBuilder(4_096);
     s.append('{');
     if (server != null) {
@@ -42,7 +54,42 @@ public final class StatsJson {
           + ",\"tasks\":" + f.tasks() + ",\"failed\":" + f.failed() + ",\"rejected\":" + f.rejected()
           + ",\"wait\":" + summaryJson(f.queueWait()) + ",\"run\":" + summaryJson(f.runTime()) + "}");
     }
-    return s.append(String.join(",", parts)).append("]}").toString();
+    s.append(String.join(",", parts)).append(']');
+    if (!shared.isEmpty()) {
+      parts.clear();
+      for (SharedCapStats c : shared) {
+        parts.add(sharedJson(c));
+      }
+      s.append(",\"shared\":[").append(String.join(",", parts)).append(']');
+    }
+    return s.append('}').toString();
+  }
+
+  private static String sharedJson(SharedCapStats c) {
+    return "{\"name\":" + Json.quote(c.cap())
+        + ",\"health\":" + Json.quote(c.health().name())
+        + ",\"cap\":" + c.globalCap()
+        + ",\"laneConcurrency\":" + c.concurrency()
+        + ",\"inUse\":" + c.globalInUse()
+        + ",\"globalWaiters\":" + c.globalWaiters()
+        + ",\"heldHere\":" + c.heldHere()
+        + ",\"share\":" + Json.number(c.share())
+        + ",\"waitingForPermit\":" + c.waitingForPermit()
+        + ",\"queued\":" + c.queued()
+        + ",\"runningOnLocalShare\":" + c.runningOnLocalShare()
+        + ",\"submitted\":" + c.submitted()
+        + ",\"permitsGranted\":" + c.permitsGranted()
+        + ",\"rejected\":" + c.rejectedTotal()
+        + ",\"redisFailures\":" + c.redisFailures()
+        + ",\"permitWait\":" + waitJson(c.permitWait())
+        + ",\"queueWait\":" + waitJson(c.queueWait())
+        + "}";
+  }
+
+  private static String waitJson(SharedCapStats.Wait w) {
+    return "{\"count\":" + w.count() + ",\"p50\":" + Json.number(w.p50Nanos() / 1e6)
+        + ",\"p99\":" + Json.number(w.p99Nanos() / 1e6) + ",\"max\":" + Json.number(w.maxNanos() / 1e6)
+        + ",\"mean\":" + Json.number(w.meanNanos() / 1e6) + "}";
   }
 
   private static String laneJson(LaneStats st) {

@@ -41,6 +41,10 @@ class LoadCommandTest {
     assertThat(run("serve", "--mode", "both").err()).contains("--mode must be shared or lanes");
     assertThat(run("serve", "--threads", "0").err()).contains("threads must be between 1 and 1000");
     assertThat(run("serve", "--port", "70000").err()).contains("port must be between 0 and 65535");
+    assertThat(run("serve", "--mode", "shared", "--redis", "redis://127.0.0.1:6379").err())
+        .contains("--redis shares the cap of the \"call\" lane, which only --mode lanes has");
+    assertThat(run("serve", "--redis", "redis://127.0.0.1:6379", "--shared-cap", "0").err())
+        .contains("shared cap must be between 1 and 100 (the call lane's cap), was 0");
     assertThat(run("serve", "--server", "jetty").err())
         .contains("--server must be jdk, tomcat, tomcat-virtual or netty, was \"jetty\"");
   }

@@ -3,8 +3,11 @@ package dev.lanes.spring.boot;
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
 import dev.lanes.micrometer.LanesMetrics;
+import dev.lanes.redis.SharedCap;
+import dev.lanes.redis.micrometer.SharedCapMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.coyote.ProtocolHandler;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -52,6 +55,20 @@ public class LanesAutoConfiguration {
     @ConditionalOnMissingBean
     LanesMetrics lanesMetrics(Lanes lanes) {
       return LanesMetrics.of(lanes);
+    }
+  }
+
+  /**
+   * lanes-redis on the class path: the meters of every {@code SharedCap} bean ({@code
+   * lanes.shared.*}, tagged {@code lane}), bound to every registry with the lanes' own.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterBinder.class, SharedCapMetrics.class})
+  static class SharedCapMeters {
+    @Bean
+    @ConditionalOnMissingBean(name = "lanesSharedCapMetrics")
+    MeterBinder lanesSharedCapMetrics(ObjectProvider<SharedCap> caps) {
+      return registry -> caps.orderedStream().forEach(cap -> new SharedCapMetrics(cap).bindTo(registry));
     }
   }
 
