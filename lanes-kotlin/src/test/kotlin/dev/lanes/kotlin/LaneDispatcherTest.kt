@@ -60,7 +60,9 @@ class LaneDispatcherTest {
       }
     assertThat(threads.first).startsWith("kt-run-")
     assertThat(threads.second).startsWith("kt-run-")
-    assertThat(lane.stats().completed()).isGreaterThanOrEqualTo(2) // start + resumption
+    // start + resumption; the resumption's task may still be ending (recorded just after the
+    // coroutine's result reaches this thread), so count it as started, not yet as completed
+    assertThat(lane.stats().started()).isGreaterThanOrEqualTo(2)
   }
 
   @Test
