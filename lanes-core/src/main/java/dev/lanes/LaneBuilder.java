@@ -55,6 +55,9 @@ public final class LaneBuilder {
   HealthSettings.DeadlockAction deadlockAction = HealthSettings.DeadlockAction.REPORT;
   Duration deadlockDetection = HealthSettings.DEFAULT_DEADLOCK_DETECTION;
   int maxCompensationThreads = 0;
+  /** Shedding target and interval in nanoseconds; 0 when shedding is off. */
+  long shedTargetNanos = 0;
+  long shedIntervalNanos = 0;
 
   /** Settings given so far, with the value shown when one is given again. */
   private final Map<String, Object> given = new HashMap<>();
@@ -371,6 +374,47 @@ public final class LaneBuilder {
     once("saturation threshold", "wait > " + wait);
     this.fixedWaitThreshold = wait;
     return this;
+  }
+
+  /** Longest shedding target or interval ({@link #shedWhenQueuedLongerThan}). */
+  public static final Duration MAX_SHED_DURATION = Duration.ofHours(1);
+
+  /**
+   * Fails new tasks fast while the queue has held a standing line: once the oldest queued task has
+   * waited longer than {@code target}, and queued tasks have kept waiting longer than that for a
+   * whole {@code interval}, each new task is refused with {@link TaskOutcome#SHED} (counted, a
+   * {@link LaneRejectedException} to the caller, whatever the overflow policy), until a task
+   * starts, or is found at the head of the queue, having waited {@code target} or less, or the
+   * queue is empty. The idea is CoDel's (a standing queue, not a burst, is what to refuse);
+   * {@code target} 5 ms and {@code interval} 100 ms are its classic values. Off by default. The
+   * check reads the head of the queue on every submission; it is approximate under concurrency
+   * (a task taken while it is read), never a lock.
+   *
+   * @param target the queue wait a task may have without counting toward shedding, above 0 and
+   *     at most {@link #MAX_SHED_DURATION}
+   * @param interval how long waits must stay above {@code target} before new tasks are refused,
+   *     above 0 and at most {@link #MAX_SHED_DURATION}
+   * @return this builder
+   * @throws NullPointerException if either is null
+   * @throws IllegalArgumentException if either is out of its range
+   * @throws IllegalStateException if it was already set
+   */
+  public LaneBuilder shedWhenQueuedLongerThan(Duration target, Duration interval) {
+    Objects.requireNonNull(target, prefix() + "shedding target must not be null");
+    Objects.requireNonNull(interval, prefix() + "shedding interval must not be null");
+    requireShedRange("shedding target", target);
+    requireShedRange("shedding interval", interval);
+    once("shedWhenQueuedLongerThan", target + ", " + interval);
+    this.shedTargetNanos = target.toNanos();
+    this.shedIntervalNanos = interval.toNanos();
+    return this;
+  }
+
+  private void requireShedRange(String setting, Duration d) {
+    if (d.isNegative() || d.isZero() || d.compareTo(MAX_SHED_DURATION) > 0) {
+      throw new IllegalArgumentException(prefix() + setting + " must be > 0 and at most "
+          + MAX_SHED_DURATION + ", was " + d);
+    }
   }
 
   /**

@@ -123,6 +123,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final long cpuSampleNanos;
   private final OverflowPolicy overflow;
   private final ThreadFactory threadFactory;
+  /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): target and interval, 0 when off. */
+  private final long shedTargetNanos;
+  private final long shedIntervalNanos;
+  /**
+   * Since when queued tasks have waited longer than the shedding target, or {@link #NOT_ABOVE}.
+   * Written by submitters that read the head of the queue and by workers that start a task; racy
+   * by design (a stale reading shifts one decision by the width of a race, never loses a task).
+   */
+  private volatile long aboveTargetSince = NOT_ABOVE;
+  private static final long NOT_ABOVE = Long.MIN_VALUE;
   /** Accepted tasks not yet started, as entries (see {@link TaskRing}). */
   final TaskRing ring;
   /**
@@ -197,6 +207,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     this.ticker = b.ticker;
     this.cpuSampleNanos = CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1;
     this.overflow = b.overflow;
+    this.shedTargetNanos = b.shedTargetNanos;
+    this.shedIntervalNanos = b.shedIntervalNanos;
     this.concurrency = b.concurrency;
     this.queueCapacity = b.queueCapacity;
     this.decorator = decorator;
@@ -433,11 +445,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (future == null && label.isEmpty() && decorator == TaskDecorator.NONE
         && !(run instanceof CompletableFuture.AsynchronousCompletionTask)) {
       long now = ticker.read();
-      if (runState == RUNNING && tryAdmit() && append(run, now) >= 0) {
+      boolean shed = shedTargetNanos != 0 && shedding(now);
+      if (runState == RUNNING && !shed && tryAdmit() && append(run, now) >= 0) {
         afterAppend(run);
         return;
       }
-      acceptSlowly(LaneFuture.internal(this, run, run, "", now));
+      acceptSlowly(LaneFuture.internal(this, run, run, "", now), shed);
       return;
     }
     LaneFuture.Timed timed = null;
@@ -458,18 +471,26 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       e = LaneFuture.internal(this, work, source, label, ticker.read());
       e.timed = timed;
     }
-    if (runState == RUNNING && tryAdmit() && append(e, e.acceptedNanos) >= 0) {
+    boolean shed = shedTargetNanos != 0 && shedding(e.acceptedNanos);
+    if (runState == RUNNING && !shed && tryAdmit() && append(e, e.acceptedNanos) >= 0) {
       afterAppend(e);
       return;
     }
-    acceptSlowly(e);
+    acceptSlowly(e, shed);
   }
 
-  /** A task the lane had no room for at once, or refuses: the overflow policy decides. */
-  private void acceptSlowly(LaneFuture<?> t) {
+  /**
+   * A task the lane had no room for at once, or refuses: shut down, shed ({@code shed}), or else
+   * the overflow policy decides.
+   */
+  private void acceptSlowly(LaneFuture<?> t, boolean shed) {
     if (runState != RUNNING) {
       t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
       reject(t, TaskOutcome.SHUTDOWN);
+    }
+    if (shed) {
+      t.id = -outsideRing.incrementAndGet();
+      reject(t, TaskOutcome.SHED);
     }
     if (overflow(t)) {
       afterAppend(t);
@@ -654,6 +675,28 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
   private int admissionLimit() {
     return concurrency + queueCapacity;
+  }
+
+  /**
+   * Whether a task submitted at {@code now} is shed: the head of the queue has waited longer than
+   * the target, and waits have stayed above it for the interval. The first reading above the
+   * target dates the stretch from when that head crossed it ({@code stamp + target}); a reading
+   * at or below it, or an empty queue, ends the stretch.
+   */
+  private boolean shedding(long now) {
+    TaskRing.Taken head = new TaskRing.Taken();
+    if (ring.peek(head) == null || now - head.stamp <= shedTargetNanos) {
+      if (aboveTargetSince != NOT_ABOVE) {
+        aboveTargetSince = NOT_ABOVE;
+      }
+      return false;
+    }
+    long since = aboveTargetSince;
+    if (since == NOT_ABOVE) {
+      since = head.stamp + shedTargetNanos;
+      aboveTargetSince = since;
+    }
+    return now - since >= shedIntervalNanos;
   }
 
   /** Takes a slot if the lane has room for one more unfinished task. */
@@ -1234,6 +1277,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     long cpuStart = -1;
     if (timed == null) {
       start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ticker.read();
+      if (shedTargetNanos != 0 && start - t.acceptedNanos <= shedTargetNanos
+          && aboveTargetSince != NOT_ABOVE) {
+        aboveTargetSince = NOT_ABOVE; // a task started within the target: no standing queue
+      }
     }
     boolean sampleCpu = false;
     if (cpuSampleNanos == 0 || w == null) {

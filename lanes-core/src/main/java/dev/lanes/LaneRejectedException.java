@@ -55,6 +55,8 @@ public final class LaneRejectedException extends RejectedExecutionException {
       case THREAD_START_FAILED -> "failed a queued task: could not start a thread to run it";
       case DEADLOCK -> "failed a queued task to break a starvation deadlock: every worker"
           + " waited on it";
+      case SHED -> "shed a task: queued tasks have waited longer than the shedding target for a"
+          + " whole interval";
       default -> throw new AssertionError(reason);
     };
     return "lane \"" + lane + "\" " + why + " (queue capacity " + queueCapacity + ", queued "

@@ -37,12 +37,17 @@ public enum TaskOutcome {
    * Accepted, then failed before it started, to break a starvation deadlock: every worker waited
    * on it (the lane was built with {@link LaneBuilder#failOnDeadlock()}).
    */
-  DEADLOCK;
+  DEADLOCK,
+  /**
+   * Refused: queued tasks had waited longer than the lane's shedding target for a whole interval
+   * ({@link LaneBuilder#shedWhenQueuedLongerThan}).
+   */
+  SHED;
 
   /**
    * {@return true for the outcomes of a task refused at submission or dropped before it ran:
    * {@code QUEUE_FULL}, {@code BLOCK_TIMEOUT}, {@code SHUTDOWN}, {@code DISCARDED_OLDEST}, {@code
-   * THREAD_START_FAILED} and {@code DEADLOCK}}
+   * THREAD_START_FAILED}, {@code DEADLOCK} and {@code SHED}}
    */
   public boolean isRejection() {
     return ordinal() >= QUEUE_FULL.ordinal();

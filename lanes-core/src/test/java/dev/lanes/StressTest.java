@@ -25,7 +25,7 @@ class StressTest {
   @CsvSource({
     "platform, reject", "platform, caller-runs", "platform, block", "platform, discard-oldest",
     "virtual, reject", "virtual, caller-runs", "virtual, block", "virtual, discard-oldest",
-    "platform, now", "virtual, now"
+    "platform, now", "virtual, now", "platform, shed", "virtual, shed"
   })
   void booksBalanceUnderRacingSubmissionsCancellationsAndShutdown(String kind, String policy)
       throws Exception {
@@ -36,6 +36,9 @@ class StressTest {
       default -> OverflowPolicy.reject();
     };
     LaneBuilder b = kind.equals("virtual") ? Lane.virtual("stress", 3) : Lane.blocking("stress", 3);
+    if (policy.equals("shed")) { // sheds whenever a line of a few microseconds stands
+      b.shedWhenQueuedLongerThan(Duration.ofNanos(500), Duration.ofNanos(2_000));
+    }
     Lane lane = b.queueCapacity(128).overflow(overflow).cpuTimeSampled(java.time.Duration.ofNanos(1)).build();
     Queue<CompletableFuture<?>> futures = new ConcurrentLinkedQueue<>();
     CountDownLatch go = new CountDownLatch(1);
