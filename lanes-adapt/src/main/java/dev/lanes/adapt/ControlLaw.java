@@ -34,9 +34,16 @@ final class ControlLaw {
   private boolean probing = true;
   /** Samples of tasks that started before this instant are ignored after probing: they ran under an older limit. */
   private long lastChangeNanos = Long.MIN_VALUE;
-  private int windowCount;
-  private double windowSum;
+  /** The latest samples (at most samplesPerDecision), a ring; their mean is the recent run time. */
+  private final double[] ring;
+  private int ringCount;
+  private int ringNext;
+  private double ringSum;
+  /** Samples taken since the last decision. */
+  private int sinceDecision;
   private double smoothed = Double.NaN;
+  /** The recent run time that made the last cut, until the first window after it is judged; NaN otherwise. */
+  private double runAtCut = Double.NaN;
   /** Smoothed run times within the horizon, increasing from head to tail; the head is the baseline. */
   private final ArrayDeque<Point> minima = new ArrayDeque<>();
 
@@ -49,15 +56,16 @@ final class ControlLaw {
     this.horizonNanos = settings.baselineHorizon().toNanos();
     this.maxLimit = maxLimit;
     this.minRiseNanos = settings.minRunTimeRise().toNanos();
+    this.ring = new double[settings.samplesPerDecision()];
   }
 
   boolean probing() {
     return probing;
   }
 
-  /** Samples taken into the current window so far. */
+  /** Samples taken since the last decision. */
   int windowCount() {
-    return windowCount;
+    return sinceDecision;
   }
 
   /**
@@ -66,12 +74,20 @@ final class ControlLaw {
    * @return true when the window is full and {@link #decide} is due
    */
   boolean add(long startedNanos, long runNanos) {
-    if (!probing && startedNanos - lastChangeNanos < 0 && lastChangeNanos != Long.MIN_VALUE) {
+    if (!probing && lastChangeNanos != Long.MIN_VALUE && startedNanos - lastChangeNanos < 0) {
       return false; // started under an older limit: says nothing about this one
     }
-    windowCount++;
-    windowSum += Math.max(0, runNanos);
-    return windowCount >= (probing ? settings.probeSamples() : settings.samplesPerDecision());
+    double v = Math.max(0, runNanos);
+    if (ringCount == ring.length) {
+      ringSum -= ring[ringNext];
+    } else {
+      ringCount++;
+    }
+    ring[ringNext] = v;
+    ringSum += v;
+    ringNext = (ringNext + 1) % ring.length;
+    sinceDecision++;
+    return sinceDecision >= (probing ? settings.probeSamples() : settings.samplesPerDecision());
   }
 
   /**
@@ -83,19 +99,29 @@ final class ControlLaw {
    * @param queued the lane's queued tasks now
    */
   Decision decide(long now, int limit, int running, int queued) {
-    int samples = windowCount;
-    if (samples == 0) {
+    if (sinceDecision == 0) {
       return new Decision(limit, limit, null, 0, 0, 0);
     }
-    double recent = windowSum / samples;
-    windowCount = 0;
-    windowSum = 0;
+    int samples = ringCount;
+    double recent = ringSum / samples;
+    sinceDecision = 0;
+    if (!Double.isNaN(runAtCut)) {
+      // The first window run wholly under the cut limit. If run time did not fall at all, the
+      // rise was not caused by this lane's calls in flight (the resource slowed for everyone):
+      // cutting further would only starve the lane, so today's run time becomes the baseline.
+      if (recent >= runAtCut) {
+        minima.clear();
+        smoothed = recent;
+      }
+      runAtCut = Double.NaN;
+    }
     smoothed = Double.isNaN(smoothed) ? recent : smoothed + BASELINE_SMOOTHING * (recent - smoothed);
     double baseline = baseline(now, smoothed);
     int min = settings.minLimit();
     int to = limit;
     LimitChange.Reason reason = null;
-    if (recent > baseline * (1 + settings.runTimeTolerance())
+    if (samples == ring.length
+        && recent > baseline * (1 + settings.runTimeTolerance())
         && recent - baseline >= minRiseNanos) {
       // Congested: at the same work per task, run time grows with the calls in flight beyond
       // what the resource serves at once, so limit × baseline ÷ recent estimates what it serves.
@@ -104,6 +130,7 @@ final class ControlLaw {
       to = Math.max(min, Math.min(limit - 1, (int) Math.floor(next)));
       reason = LimitChange.Reason.CUT;
       probing = false;
+      runAtCut = recent;
     } else if (queued > 0 && limit < maxLimit) {
       // Flat run time and tasks waiting in line: more in flight is likely to be served as fast.
       // Never beyond the demand seen now (running + queued): a limit nobody can use is no signal.
@@ -117,9 +144,18 @@ final class ControlLaw {
     to = Math.max(min, Math.min(maxLimit, to));
     if (to != limit) {
       lastChangeNanos = now;
+      if (!probing) {
+        clearRing(); // the next decision sees only tasks that ran under the new limit
+      }
     }
     return new Decision(limit, to, to != limit ? reason : null, samples, Math.round(recent),
         Math.round(baseline));
+  }
+
+  private void clearRing() {
+    ringCount = 0;
+    ringNext = 0;
+    ringSum = 0;
   }
 
   /** Adds the smoothed run time at {@code now} and returns the lowest within the horizon. */

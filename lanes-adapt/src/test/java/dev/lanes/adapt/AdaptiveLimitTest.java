@@ -51,7 +51,9 @@ class AdaptiveLimitTest {
   @Test
   void growsToItsMaximumWhileRunTimeStaysFlatAndTasksWait() {
     try (Lane lane = Lane.virtual("free", 2).build();
-        AdaptiveLimit limit = AdaptiveLimit.attach(lane, AdaptiveSettings.builder().maxLimit(64).build())) {
+        // A noise floor far above the jitter of a 2 ms sleep on a busy machine: no cut can happen here.
+        AdaptiveLimit limit = AdaptiveLimit.attach(lane, AdaptiveSettings.builder().maxLimit(64)
+            .minRunTimeRise(Duration.ofMillis(500)).build())) {
       List<LimitChange> changes = new CopyOnWriteArrayList<>();
       limit.onChange(changes::add);
       List<CompletableFuture<?>> fs = new ArrayList<>();
@@ -62,7 +64,8 @@ class AdaptiveLimitTest {
       all(fs);
       assertThat(lane.stats().concurrency()).isEqualTo(64);
       assertThat(changes).isNotEmpty().allSatisfy(c -> {
-        assertThat(c.reason()).isIn(LimitChange.Reason.PROBE, LimitChange.Reason.GROW, LimitChange.Reason.CUT);
+        assertThat(c.reason()).isEqualTo(LimitChange.Reason.PROBE);
+        assertThat(c.queued()).isPositive();
         assertThat(c.to()).isBetween(1, 64);
       });
       assertThat(changes.get(0).from()).isEqualTo(2);

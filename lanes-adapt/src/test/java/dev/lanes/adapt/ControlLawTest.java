@@ -3,6 +3,8 @@ package dev.lanes.adapt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -88,9 +90,9 @@ class ControlLawTest {
   @Test
   void cutsWhenRunTimeRisesUnderLoad() {
     ControlLaw law = new ControlLaw(settings(2, 100), 100);
-    window(law, 4, 0, 100);
+    window(law, 10, 0, 100);
     law.decide(100 * MS, 16, 16, 50); // baseline 100 ms; grows to 32
-    window(law, 4, 0, 200); // run time doubled: twice the calls the resource serves
+    window(law, 10, 0, 200); // run time doubled: twice the calls the resource serves
     ControlLaw.Decision d = law.decide(300 * MS, 32, 32, 50);
     assertThat(d.reason()).isEqualTo(LimitChange.Reason.CUT);
     // target 32 × 100 / 200 = 16; smoothing 0.5 goes half way: 24
@@ -100,11 +102,43 @@ class ControlLawTest {
   }
 
   @Test
-  void afterACutOnlyTasksStartedUnderTheNewLimitCount() {
+  void noCutBeforeAFullWindowOfSamples() {
     ControlLaw law = new ControlLaw(settings(2, 100), 100);
     window(law, 4, 0, 100);
     law.decide(100 * MS, 16, 16, 50);
-    window(law, 4, 0, 300);
+    window(law, 4, 0, 400); // 8 samples in all, fewer than samplesPerDecision (10)
+    assertThat(law.decide(200 * MS, 32, 32, 50).reason()).isNotEqualTo(LimitChange.Reason.CUT);
+    window(law, 2, 0, 400); // 10: the window is full
+    assertThat(law.decide(300 * MS, 32, 32, 50).reason()).isEqualTo(LimitChange.Reason.CUT);
+  }
+
+  @Test
+  void aSlowdownTheLaneDidNotCauseIsNotCutDownToTheMinimum() {
+    ControlLaw law = new ControlLaw(settings(1, 100), 100);
+    window(law, 10, 0, 100);
+    int limit = law.decide(MS, 32, 32, 50).to();
+    // From now on every call takes 200 ms whatever the limit: the resource slowed for everyone.
+    List<LimitChange.Reason> reasons = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      long now = i * 1_000 * MS;
+      window(law, 10, now, 200);
+      ControlLaw.Decision d = law.decide(now + 200 * MS, limit, limit, 50);
+      if (d.reason() != null) {
+        reasons.add(d.reason());
+      }
+      limit = d.to();
+    }
+    assertThat(reasons).first().isEqualTo(LimitChange.Reason.CUT);
+    assertThat(reasons).filteredOn(r -> r == LimitChange.Reason.CUT).hasSize(1);
+    assertThat(limit).as("one cut, then it grows again from the new baseline").isGreaterThan(16);
+  }
+
+  @Test
+  void afterACutOnlyTasksStartedUnderTheNewLimitCount() {
+    ControlLaw law = new ControlLaw(settings(2, 100), 100);
+    window(law, 10, 0, 100);
+    law.decide(100 * MS, 16, 16, 50);
+    window(law, 10, 0, 300);
     ControlLaw.Decision cut = law.decide(400 * MS, 32, 32, 50);
     assertThat(cut.reason()).isEqualTo(LimitChange.Reason.CUT);
     // Twenty slow samples of tasks that started before the cut: ignored, no decision due.
@@ -119,14 +153,19 @@ class ControlLawTest {
 
   @Test
   void aRiseBelowTheNoiseFloorIsNoCongestion() {
-    AdaptiveSettings s = AdaptiveSettings.builder().probeSamples(4)
-        .minRunTimeRise(Duration.ofMillis(1)).build();
-    ControlLaw law = new ControlLaw(s, 1_000);
-    window(law, 4, 0, 0.002); // 2 µs tasks
-    law.decide(MS, 8, 8, 100);
-    window(law, 4, 0, 0.2); // 100 × slower, but only 0.2 ms more
-    ControlLaw.Decision d = law.decide(2 * MS, 16, 16, 100);
-    assertThat(d.reason()).isNotEqualTo(LimitChange.Reason.CUT);
+    for (Duration floor : new Duration[] {Duration.ofMillis(1), Duration.ZERO}) {
+      AdaptiveSettings s = AdaptiveSettings.builder().probeSamples(4).minRunTimeRise(floor).build();
+      ControlLaw law = new ControlLaw(s, 1_000);
+      window(law, 20, 0, 0.002); // 2 µs tasks
+      law.decide(MS, 8, 8, 100);
+      window(law, 20, 0, 0.2); // 100 × slower, but only 0.2 ms more
+      ControlLaw.Decision d = law.decide(2 * MS, 16, 16, 100);
+      if (floor.isZero()) {
+        assertThat(d.reason()).as("without a floor it is a cut").isEqualTo(LimitChange.Reason.CUT);
+      } else {
+        assertThat(d.reason()).isNotEqualTo(LimitChange.Reason.CUT);
+      }
+    }
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.lanes.lab;
 
+import dev.lanes.lab.experiments.E10Adapt;
 import dev.lanes.lab.experiments.E1PoolOrThreadPerTask;
 import dev.lanes.lab.experiments.E2ThreadsForCpuWork;
 import dev.lanes.lab.experiments.E3UnboundedQueue;
@@ -26,6 +27,7 @@ public final class Experiments {
         new E6VirtualThreadCaps(),
         new E7NestedSubmission(),
         new E8NoisyNeighbour(),
-        new E9SizingAdvice());
+        new E9SizingAdvice(),
+        new E10Adapt());
   }
 }
