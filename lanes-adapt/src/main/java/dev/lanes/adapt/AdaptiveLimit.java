@@ -89,7 +89,8 @@ public final class AdaptiveLimit implements AutoCloseable {
 
   /**
    * Attaches an adaptive limit to a lane of any kind and sets the lane to its initial limit (the
-   * given one, or the lane's concurrency brought within the bounds).
+   * given one, or the lane's concurrency brought within the bounds; that first setting is no
+   * {@link LimitChange} event, every later change is).
    *
    * @param lane the lane; it must not have another adaptive limit attached
    * @param settings the bounds and the law's figures
@@ -155,7 +156,7 @@ public final class AdaptiveLimit implements AutoCloseable {
     }
     lock.lock();
     try {
-      if (closed || !law.add(r.startedNanos(), r.runNanos())) {
+      if (closed || !law.add(r.startedNanos(), r.endedNanos(), r.runNanos())) {
         return;
       }
       LaneStats s = lane.stats();

@@ -160,7 +160,7 @@ public final class AdaptiveSettings {
     private int samplesPerDecision = 20;
     private int probeSamples = 4;
     private double growthFactor = 2.0;
-    private double runTimeTolerance = 0.25;
+    private double runTimeTolerance = 0.2;
     private double smoothing = 0.5;
     private Duration baselineHorizon = Duration.ofSeconds(30);
     private Duration minRunTimeRise = Duration.ofMillis(1);
@@ -246,8 +246,8 @@ public final class AdaptiveSettings {
     }
 
     /**
-     * How far run time may rise above its baseline before a cut, &gt; 0 and ≤ 10; default 0.25
-     * (25 %).
+     * How far run time may rise above its baseline before a cut, &gt; 0 and ≤ 10; default 0.2
+     * (20 %).
      */
     public Builder runTimeTolerance(double tolerance) {
       once("runTimeTolerance", this.runTimeTolerance);

@@ -7,10 +7,11 @@ package dev.lanes.adapt;
  * @param from the limit before
  * @param to the limit after (the lane's concurrency from now on)
  * @param reason why it changed
- * @param samples how many run-time samples the decision used (0 for {@link Reason#ATTACHED})
- * @param recentRunNanos the mean run time of those samples (0 for {@link Reason#ATTACHED})
+ * @param samples how many run-time samples the decision used (the latest, at most
+ *     samplesPerDecision)
+ * @param recentRunNanos the mean run time of those samples
  * @param baselineRunNanos the baseline it was compared with: the lowest smoothed run time within
- *     the baseline horizon (0 for {@link Reason#ATTACHED})
+ *     the baseline horizon (0 before the first full window of samples)
  * @param running the lane's running tasks when it decided (approximate: read without a lock)
  * @param queued the lane's queued tasks when it decided (approximate: read without a lock)
  * @param atNanos when, on the lane's ticker (the end of the task whose record completed the window)
@@ -29,8 +30,6 @@ public record LimitChange(
 
   /** Why a limit changed. */
   public enum Reason {
-    /** Attaching set the lane to its initial limit (the lane's figure was outside the bounds, or an initial limit was given). */
-    ATTACHED,
     /** Probing (before the first cut): run time stayed near its baseline while tasks waited, so the limit grew by the growth factor. */
     PROBE,
     /** After probing: run time stayed near its baseline while tasks waited, so the limit grew by a step. */

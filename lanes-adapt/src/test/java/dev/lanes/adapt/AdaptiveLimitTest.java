@@ -88,7 +88,8 @@ class AdaptiveLimitTest {
       all(fs);
       LimitChange cut = changes.stream().filter(c -> c.reason() == LimitChange.Reason.CUT).findFirst().orElseThrow();
       assertThat(cut.to()).isLessThan(cut.from());
-      assertThat(cut.recentRunNanos()).isGreaterThan((long) (cut.baselineRunNanos() * 1.25));
+      assertThat((double) cut.recentRunNanos())
+          .isGreaterThan(cut.baselineRunNanos() * (1 + limit.settings().runTimeTolerance()));
       assertThat(limit.limit()).isLessThan(32).isEqualTo(lane.concurrency());
       assertThat(limit.probing()).isFalse();
     }

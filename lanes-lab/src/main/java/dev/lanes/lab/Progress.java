@@ -29,7 +29,8 @@ final class Progress implements AutoCloseable {
   static final Map<String, double[]> TYPICAL_SECONDS = Map.of(
       "E1", new double[] {5, 20}, "E2", new double[] {4, 15}, "E3", new double[] {7, 20},
       "E4", new double[] {5, 8}, "E5", new double[] {2, 12}, "E6", new double[] {6, 25},
-      "E7", new double[] {2, 5}, "E8", new double[] {4, 20}, "E9", new double[] {4, 30});
+      "E7", new double[] {2, 5}, "E8", new double[] {4, 20}, "E9", new double[] {4, 30},
+      "E10", new double[] {25, 110});
 
   private final PrintStream err;
   private final int columns;

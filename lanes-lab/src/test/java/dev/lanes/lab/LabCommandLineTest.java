@@ -45,7 +45,7 @@ class LabCommandLineTest {
   void anUnknownExperimentInOnlyIsRefusedWithTheKnownIds() {
     assertThat(run("--only", "E1,E42")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
-        .isEqualTo("lanes lab: unknown experiment 'E42' in --only; known: E1,E2,E3,E4,E5,E6,E7,E8,E9; try --list\n");
+        .isEqualTo("lanes lab: unknown experiment 'E42' in --only; known: E1,E2,E3,E4,E5,E6,E7,E8,E9,E10; try --list\n");
   }
 
   @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LabEndToEndTest {
 
-  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9");
+  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10");
 
   private static final Map<String, List<String>> NAMED_FIGURES = Map.of(
       "E2", List.of("ms_1x", "ms_2x", "ms_4x", "ctx_1x", "ctx_2x", "ctx_4x"),
@@ -41,7 +41,11 @@ class LabEndToEndTest {
           "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms"),
       "E9", List.of("e5_cpu_concurrency_before", "e5_cpu_concurrency_after",
           "e5_net_concurrency_before", "e5_net_concurrency_after", "e8_slow_concurrency_before",
-          "e8_slow_concurrency_after"));
+          "e8_slow_concurrency_after"),
+      "E10", List.of("delay_free_ms", "delay_capped_ms", "delay_adaptive_ms", "cpu_free_ms",
+          "cpu_capped_ms", "cpu_adaptive_ms", "b_1_0x_adaptive_throughput_per_s",
+          "b_1_0x_static_16_throughput_per_s", "b_1_4x_adaptive_shed", "c_seconds_to_within_25pct",
+          "d_converged_limit", "d_advised_concurrency"));
 
   private static final Set<String> BOOLEAN_FIGURES =
       Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung");

@@ -16,8 +16,6 @@ import dev.lanes.lab.report.Charts;
 import dev.lanes.lab.support.Downstream;
 import dev.lanes.lab.support.Percentiles;
 import dev.lanes.lab.support.TaskLog;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,7 +40,7 @@ import java.util.concurrent.locks.LockSupport;
  * call) under open-loop arrivals at 0.5×, 1.0× and 1.4× its capacity: static limits swept against
  * the adaptive one (with the core's shedding on queue wait). (c) The downstream's capacity halves
  * mid-run. (d) The sizing advisor's recommendation against the adaptive lane's converged limit on
- * a steady workload.
+ * the steady workload of (b) at 1.0×.
  */
 public final class E10Adapt implements Experiment {
 
@@ -55,8 +53,15 @@ public final class E10Adapt implements Experiment {
   /** The downstream's throughput: 16 calls of 100 ms on average at once. */
   private static final double CAPACITY_PER_SEC = CAPACITY / ((CALL_MIN_MS + CALL_MAX_MS) / 2 / 1000);
   private static final Duration SHED_TARGET = Duration.ofMillis(100);
-  private static final Duration SHED_INTERVAL = Duration.ofMillis(100);
-  private static final int ADAPTIVE_START = 4;
+  /**
+   * A quarter of the target. Shedding starts once the head has waited more than the target for a
+   * whole interval; the queue then holds about (target + interval) × arrival rate tasks, and the
+   * last one admitted waits that many ÷ the service rate: (100 + 25) ms × 1.4 ≈ 175 ms at 1.4×
+   * capacity, under twice the target. (CoDel's 5 ms / 100 ms are for packets, not 100 ms calls.)
+   */
+  private static final Duration SHED_INTERVAL = Duration.ofMillis(25);
+  /** Half the downstream's capacity: the adaptive lane has to find the rest. */
+  private static final int ADAPTIVE_START = 8;
   private static final double[] LOADS = {0.5, 1.0, 1.4};
 
   /** Keeps the computation's result alive so the JIT cannot drop it. */
@@ -160,7 +165,7 @@ public final class E10Adapt implements Experiment {
   /** What one lane did under one load in (b). */
   private record Served(String name, int staticLimit, double throughputPerSec, double p99TotalMs,
       double p99WaitMs, long completed, long shed, long otherRejected, long unfinished,
-      int peakInFlight, Steps limit, List<TaskRecord> records) {}
+      int peakInFlight, Steps limit, List<TaskRecord> records, SizingAdvice advice) {}
 
   @Override
   public ExperimentResult run(LabContext ctx) throws Exception {
@@ -172,7 +177,6 @@ public final class E10Adapt implements Experiment {
     int[] statics = ctx.quick() ? new int[] {8, 16, 32} : new int[] {4, 8, 12, 16, 24, 32, 64};
     double halveTotal = ctx.scale(8, 24);
     double halveAt = ctx.scale(2, 8);
-    int steadyTasks = ctx.scale(1_200, 3_000);
     result.setup(String.format(Locale.ROOT,
         "(a) %,d tasks of the source writing's two workloads (a short computation; the same plus a"
             + " %d ms sleep): free (a virtual thread per task, the JDK's executor), a virtual lane"
@@ -183,17 +187,17 @@ public final class E10Adapt implements Experiment {
             + " under Poisson arrivals at 0.5×, 1.0× and 1.4× that for %.0f s each (identical"
             + " arrivals and call times for every lane): virtual lanes with static limits %s, and an"
             + " adaptive lane (default settings, starting at %d) that also sheds on queue wait"
-            + " (shedWhenQueuedLongerThan(%d ms, %d ms)); after the arrivals each lane gets up to"
+            + " (shedWhenQueuedLongerThan(%d ms, %d ms): the last task admitted before shedding starts"
+            + " waits about (target + interval) × arrival rate ÷ service rate); after the arrivals each lane gets up to"
             + " %.0f s to finish, then what never started is returned. (c) The same adaptive lane at"
             + " 1.0× of the original capacity for %.0f s; at %.0f s the capacity drops from %d to"
-            + " %d. (d) A steady backlog of %,d tasks (2 ms CPU + 8 ms sleep) on a blocking lane"
-            + " with an adaptive limit starting at 2 (CPU time on every task): the limit's"
-            + " time-weighted mean over the second half of the run against SizingAdvisor.defaults()"
-            + " on the same lane's figures.",
+            + " %d. (d) On the steady workload of (b) at 1.0×, the adaptive lane's limit"
+            + " (time-weighted mean over the second half of the arrivals) against"
+            + " SizingAdvisor.defaults() on the same lane's figures at the end of the arrivals.",
         tasks, DELAY_MS, CAP, tasks, CAP, cpuReps, delayReps, CAPACITY, CALL_MIN_MS, CALL_MAX_MS,
         CAPACITY_PER_SEC, loadSec, Arrays.toString(statics), ADAPTIVE_START,
         SHED_TARGET.toMillis(), SHED_INTERVAL.toMillis(), drainSec(loadSec), halveTotal, halveAt,
-        CAPACITY, CAPACITY / 2, steadyTasks));
+        CAPACITY, CAPACITY / 2));
     List<TaskRecord> kept = new ArrayList<>();
 
     // ---------------------------------------------------------------- (a) the seed's workloads
@@ -270,14 +274,14 @@ public final class E10Adapt implements Experiment {
     result.figure("c_mean_limit_before_halving", meanBefore);
 
     // ---------------------------------------------------------------- (d) the advisor agrees?
-    ctx.status("E10d advisor against the adaptive limit");
-    double[] agree = agreement(ctx, steadyTasks);
-    double converged = agree[0];
-    double advised = agree[1];
+    Served steady = find(byLoad.get(1.0), 0);
+    double converged = steady.limit().meanOver(loadSec / 2, loadSec);
+    double advised = steady.advice().recommendedConcurrency();
+    boolean adviceEnough = steady.advice().enoughData();
     double agreeRatio = Math.max(converged, advised) / Math.min(converged, advised);
     result.figure("d_converged_limit", converged);
     result.figure("d_advised_concurrency", advised);
-    result.figure("d_advised_enough_data", agree[2] > 0);
+    result.figure("d_advised_enough_data", adviceEnough);
     result.figure("d_ratio", agreeRatio);
 
     // ---------------------------------------------------------------- goals
@@ -328,11 +332,13 @@ public final class E10Adapt implements Experiment {
             meanAfter, meanBefore),
         g6, g6 ? "" : (Double.isNaN(settleSec) || settleSec > 5 ? "too slow to come down. "
             : "it probes above the new capacity by up to the run-time tolerance (25 %) before each cut; met counts ≥ 90 % of the time within ± 20 %."));
-    boolean g7 = agreeRatio <= 1.25 && agree[2] > 0;
-    goal(rows, missed, "Advisor vs adaptive (steady workload, lab row E10d)",
+    boolean g7 = agreeRatio <= 1.25 && adviceEnough;
+    goal(rows, missed, "E10d advisor vs adaptive (steady: E10b at 1.0×)",
         "recommendation and converged limit within 25 % of each other",
-        String.format(Locale.ROOT, "advisor %.0f, adaptive %.1f (ratio %.2f)", advised, converged, agreeRatio),
-        g7, g7 ? "" : "they estimate different things here: the advisor cores × 0.8 × (1 + W/C), the limit the knee where run time rises");
+        String.format(Locale.ROOT, "advisor %.0f (%s), adaptive %.1f (mean over the second half of E10b at 1.0×; ratio %.2f)",
+            advised, steady.advice().reasoning().split("\\. Queue")[0], converged, agreeRatio),
+        g7, g7 ? "" : (adviceEnough ? "the advisor sizes for 80 % utilisation from arrival rate × mean run time (Little's law), which counts the"
+            + " time calls wait for the downstream's permits; the limit stops where run time starts to rise" : "the advisor had too few samples"));
     result.table(List.of("workload", "goal", "measured (this run)", "met?", "why missed"), rows);
 
     // ---------------------------------------------------------------- charts
@@ -386,7 +392,7 @@ public final class E10Adapt implements Experiment {
     hs.put("adaptive limit", halved.series(halveTotal));
     hs.put("capacity", new double[][] {{0, halveAt, halveAt, halveTotal}, {CAPACITY, CAPACITY, CAPACITY / 2, CAPACITY / 2}});
     result.chart("E10-halves", "E10c: the downstream's capacity drops from 16 to 8; the adaptive limit over time.",
-        Charts.markX(Charts.lines("E10c: capacity halves", "seconds", "limit", hs), halveAt, CAPACITY * 1.6, "capacity 16 → 8"));
+        Charts.markX(Charts.lines("E10c: capacity halves", "seconds", "limit", hs), halveAt, CAPACITY * 1.35, "capacity 16 → 8", halveAt + halveTotal * 0.12));
 
     long met = rows.stream().filter(r -> r.get(3).equals("met")).count();
     boolean holds = missed.isEmpty();
@@ -586,7 +592,7 @@ public final class E10Adapt implements Experiment {
           .mapToLong(e -> e.getValue().get()).sum();
       return new Served(name, staticLimit, done.size() / secs, Percentiles.of(totals, 99),
           Percentiles.of(waits, 99), done.size(), refused(TaskOutcome.SHED), otherRefused, 0,
-          peak.get(), steps, log.records());
+          peak.get(), steps, log.records(), null);
     }
   }
 
@@ -600,13 +606,16 @@ public final class E10Adapt implements Experiment {
       }
       subjects.add(new Subject(prefix, 0, t0));
       drive(ctx.seed(), load * CAPACITY_PER_SEC, seconds, t0, subjects, null, 0);
+      // The advisor reads the adaptive lane's own figures at the end of the arrivals (E10d).
+      SizingAdvice advice = SizingAdvisor.defaults().advise(subjects.get(subjects.size() - 1).lane.stats(), ctx.cores());
       long deadline = t0 + (long) ((seconds + drainSec(seconds)) * 1e9);
       List<Served> out = new ArrayList<>();
       for (Subject s : subjects) {
         long unfinished = s.finish(deadline);
         Served v = s.served();
         out.add(new Served(v.name(), v.staticLimit(), v.throughputPerSec(), v.p99TotalMs(), v.p99WaitMs(),
-            v.completed(), v.shed(), v.otherRejected(), unfinished, v.peakInFlight(), v.limit(), v.records()));
+            v.completed(), v.shed(), v.otherRejected(), unfinished, v.peakInFlight(), v.limit(), v.records(),
+            s.staticLimit == 0 ? advice : null));
       }
       return out;
     } finally {
@@ -666,46 +675,4 @@ public final class E10Adapt implements Experiment {
     }
   }
 
-  // ---------------------------------------------------------------- (d)
-
-  /** {converged limit, advised concurrency, 1 if the advisor had enough data}. */
-  private static double[] agreement(LabContext ctx, int tasks) throws Exception {
-    long t0 = System.nanoTime();
-    Steps steps = Steps.start(2);
-    double endSec;
-    SizingAdvice advice;
-    try (Lane lane = Lane.blocking("e10d-adaptive", 2).cpuTimeEveryTask().queueCapacity(tasks).build();
-        AdaptiveLimit limit = AdaptiveLimit.attach(lane, AdaptiveSettings.builder().maxLimit(64).build())) {
-      limit.onChange(c -> steps.add((System.nanoTime() - t0) / 1e9, c.to()));
-      List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
-      for (int i = 0; i < tasks; i++) {
-        fs.add(lane.submit("steady", () -> {
-          spinCpuMillis(2);
-          sleep(8);
-        }));
-      }
-      for (java.util.concurrent.Future<?> f : fs) {
-        f.get();
-      }
-      endSec = (System.nanoTime() - t0) / 1e9;
-      advice = SizingAdvisor.defaults().advise(lane.stats(), ctx.cores());
-    }
-    double converged = steps.meanOver(endSec / 2, endSec);
-    return new double[] {converged, advice.recommendedConcurrency(), advice.enoughData() ? 1 : 0};
-  }
-
-  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-
-  private static void spinCpuMillis(long ms) {
-    long end = THREADS.getCurrentThreadCpuTime() + ms * 1_000_000;
-    long x = 1;
-    while (THREADS.getCurrentThreadCpuTime() < end) {
-      for (int i = 0; i < 1_000; i++) {
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-      }
-    }
-    sink = x;
-  }
 }
