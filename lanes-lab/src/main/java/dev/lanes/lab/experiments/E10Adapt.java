@@ -528,13 +528,21 @@ public final class E10Adapt implements Experiment {
       this.name = staticLimit == 0 ? "adaptive" : "static_" + staticLimit;
       if (staticLimit == 0) {
         lane = log.follow(Lane.virtual(prefix + "-adaptive", ADAPTIVE_START).queueCapacity(100_000)
-            .shedWhenQueuedLongerThan(SHED_TARGET, SHED_INTERVAL).build());
+            .shedWhenQueuedLongerThan(SHED_TARGET, SHED_INTERVAL).exceptionHandler(this::interrupted).build());
         steps = Steps.start(ADAPTIVE_START);
         limit = AdaptiveLimit.attach(lane);
         limit.onChange(c -> steps.add((System.nanoTime() - t0) / 1e9, c.to()));
       } else {
-        lane = log.follow(Lane.virtual(prefix + "-static-" + staticLimit, staticLimit).queueCapacity(100_000).build());
+        lane = log.follow(Lane.virtual(prefix + "-static-" + staticLimit, staticLimit).queueCapacity(100_000)
+            .exceptionHandler(this::interrupted).build());
         steps = Steps.start(staticLimit);
+      }
+    }
+
+    /** A call still running when the drain deadline passed is interrupted by shutdownNow: counted, not printed. */
+    private void interrupted(Thread t, Throwable e) {
+      if (!(e.getCause() instanceof InterruptedException)) {
+        System.err.println("E10: a call failed: " + e);
       }
     }
 
