@@ -161,7 +161,7 @@ public final class AdaptiveSettings {
     private int probeSamples = 4;
     private double growthFactor = 2.0;
     private double runTimeTolerance = 0.2;
-    private double smoothing = 0.5;
+    private double smoothing = 1.0;
     private Duration baselineHorizon = Duration.ofSeconds(30);
     private Duration minRunTimeRise = Duration.ofMillis(1);
     private final java.util.Set<String> given = new java.util.HashSet<>();
@@ -256,7 +256,7 @@ public final class AdaptiveSettings {
       return this;
     }
 
-    /** How far a cut goes towards its target, &gt; 0 and ≤ 1; default 0.5. */
+    /** How far a cut goes towards its target, &gt; 0 and ≤ 1; default 1 (all the way). */
     public Builder smoothing(double smoothing) {
       once("smoothing", this.smoothing);
       range("smoothing", smoothing, 0, 1, true);

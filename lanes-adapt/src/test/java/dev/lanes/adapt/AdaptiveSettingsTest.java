@@ -19,7 +19,7 @@ class AdaptiveSettingsTest {
     assertThat(d.probeSamples()).isEqualTo(4);
     assertThat(d.growthFactor()).isEqualTo(2.0);
     assertThat(d.runTimeTolerance()).isEqualTo(0.2);
-    assertThat(d.smoothing()).isEqualTo(0.5);
+    assertThat(d.smoothing()).isEqualTo(1.0);
     assertThat(d.baselineHorizon()).isEqualTo(Duration.ofSeconds(30));
     assertThat(d.minRunTimeRise()).isEqualTo(Duration.ofMillis(1));
     assertThat(d).isEqualTo(AdaptiveSettings.builder().build());

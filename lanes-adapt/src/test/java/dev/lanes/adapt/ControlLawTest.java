@@ -15,7 +15,7 @@ class ControlLawTest {
 
   private static AdaptiveSettings settings(int min, int max) {
     return AdaptiveSettings.builder().minLimit(min).maxLimit(max).samplesPerDecision(10)
-        .probeSamples(4).build();
+        .probeSamples(4).smoothing(0.5).build();
   }
 
   /** Feeds a window of samples of {@code runMs}, started at {@code now}; true if a decision is due. */
@@ -108,6 +108,16 @@ class ControlLawTest {
     assertThat(d.to()).isEqualTo(24);
     assertThat(d.baselineRunNanos()).isEqualTo(100 * MS);
     assertThat(law.probing()).isFalse();
+  }
+
+  @Test
+  void byDefaultACutGoesAllTheWayToTheEstimatedCapacity() {
+    ControlLaw law = new ControlLaw(AdaptiveSettings.builder().samplesPerDecision(10).build(), 100);
+    warm(law, 16);
+    window(law, 10, 0, 100);
+    law.decide(100 * MS, 16, 16, 50);
+    window(law, 10, 0, 200);
+    assertThat(law.decide(300 * MS, 32, 32, 50).to()).isEqualTo(16);
   }
 
   @Test
