@@ -341,8 +341,9 @@ public final class E10Adapt implements Experiment {
         "recommendation and converged limit within 25 % of each other",
         String.format(Locale.ROOT, "advisor %.0f (%s), adaptive %.1f (mean over the second half of E10b at 1.0×; ratio %.2f)",
             advised, steady.advice().reasoning().split("\\. Queue")[0], converged, agreeRatio),
-        g7, g7 ? "" : (adviceEnough ? "the advisor sizes for 80 % utilisation from arrival rate × mean run time (Little's law), which counts the"
-            + " time calls wait for the downstream's permits; the limit stops where run time starts to rise" : "the advisor had too few samples"));
+        g7, g7 ? "" : (adviceEnough ? "by design the advisor leaves 25 % headroom (Little's law ÷ target utilisation 0.8), and its"
+            + " mean run time includes the calls' wait for the downstream's permits whenever the limit is above 16; the limit stops"
+            + " where run time starts to rise, at about the downstream's capacity" : "the advisor had too few samples"));
     result.table(List.of("workload", "goal", "measured (this run)", "met?", "why missed"), rows);
 
     // ---------------------------------------------------------------- charts
