@@ -6,7 +6,7 @@ package dev.lanes.lab;
  */
 public interface Experiment {
 
-  /** "E1" … "E9". */
+  /** "E1" … "E10". */
   String id();
 
   /** The question the experiment answers, in one sentence. */

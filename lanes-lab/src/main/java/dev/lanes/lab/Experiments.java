@@ -1,5 +1,6 @@
 package dev.lanes.lab;
 
+import dev.lanes.lab.experiments.E10Adapt;
 import dev.lanes.lab.experiments.E11Stages;
 import dev.lanes.lab.experiments.E12FanOut;
 import dev.lanes.lab.experiments.E1PoolOrThreadPerTask;
@@ -30,6 +31,7 @@ public final class Experiments {
         new E7NestedSubmission(),
         new E8NoisyNeighbour(),
         new E9SizingAdvice(),
+        new E10Adapt(),
         new E11Stages(),
         new E12FanOut(),
         new E13SharedCapAcrossJvms());

@@ -26,10 +26,14 @@ final class Progress implements AutoCloseable {
   static final long REDRAW_MILLIS = 500;
 
   /** Seconds each experiment took in a quick and a full run here; a guide for the ETA only. */
-  static final Map<String, double[]> TYPICAL_SECONDS = Map.of(
-      "E1", new double[] {5, 20}, "E2", new double[] {4, 15}, "E3", new double[] {7, 20},
-      "E4", new double[] {5, 8}, "E5", new double[] {2, 12}, "E6", new double[] {6, 25},
-      "E7", new double[] {2, 5}, "E8", new double[] {4, 20}, "E9", new double[] {4, 30});
+  static final Map<String, double[]> TYPICAL_SECONDS = Map.ofEntries(
+      Map.entry("E1", new double[] {5, 20}), Map.entry("E2", new double[] {4, 15}),
+      Map.entry("E3", new double[] {7, 20}), Map.entry("E4", new double[] {5, 8}),
+      Map.entry("E5", new double[] {2, 12}), Map.entry("E6", new double[] {6, 25}),
+      Map.entry("E7", new double[] {2, 5}), Map.entry("E8", new double[] {4, 20}),
+      Map.entry("E9", new double[] {4, 30}), Map.entry("E10", new double[] {25, 110}),
+      Map.entry("E11", new double[] {8, 25}), Map.entry("E12", new double[] {4, 10}),
+      Map.entry("E13", new double[] {23, 35}));
 
   private final PrintStream err;
   private final int columns;

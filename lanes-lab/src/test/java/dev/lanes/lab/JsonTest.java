@@ -34,4 +34,11 @@ class JsonTest {
     assertThat(back.get("list")).isEqualTo(List.of(1.0, "two"));
     assertThat(back.get("empty")).isEqualTo(Map.of());
   }
+
+  @Test
+  void aNumberThatRoundsToAWholeOneIsStillANumber() {
+    // 5141.9996 printed with three decimals is 5142.000: written once as "5142.", which is not JSON.
+    assertThat(Json.write(Map.of("ms", 5141.9996))).contains("\"ms\": 5142").doesNotContain("5142.");
+    assertThat(Json.write(Map.of("ms", 0.5))).contains("\"ms\": 0.5");
+  }
 }

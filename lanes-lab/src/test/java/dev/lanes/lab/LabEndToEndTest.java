@@ -28,30 +28,34 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LabEndToEndTest {
 
-  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E11", "E12", "E13");
+  private static final List<String> IDS = List.of("E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11", "E12", "E13");
 
   /** Experiments whose tasks run in other JVMs: no lane of the lab's own, so no tasks CSV. */
   private static final Set<String> NO_LOCAL_LANES = Set.of("E13");
 
-  private static final Map<String, List<String>> NAMED_FIGURES = Map.of(
-      "E2", List.of("ms_1x", "ms_2x", "ms_4x", "ctx_1x", "ctx_2x", "ctx_4x"),
-      "E3", List.of("unbounded_oom", "bounded_survived", "bounded_rejected"),
-      "E5", List.of("shared_io_wait_p99_ms", "lanes_io_wait_p99_ms", "shared_total_ms", "lanes_total_ms"),
-      "E6", List.of("tasks", "cap", "spawn_then_throttle_peak_threads", "lanes_peak_threads",
-          "spawn_then_throttle_heap_mb", "lanes_heap_mb"),
-      "E7", List.of("plain_pool_hung", "detect_ms_1_thread", "detect_ms_9_threads"),
-      "E8", List.of("shared_fast_client_p99_ms", "shared_fast_server_run_p99_ms",
-          "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms"),
-      "E9", List.of("e5_cpu_concurrency_before", "e5_cpu_concurrency_after",
+  private static final Map<String, List<String>> NAMED_FIGURES = Map.ofEntries(
+      Map.entry("E2", List.of("ms_1x", "ms_2x", "ms_4x", "ctx_1x", "ctx_2x", "ctx_4x")),
+      Map.entry("E3", List.of("unbounded_oom", "bounded_survived", "bounded_rejected")),
+      Map.entry("E5", List.of("shared_io_wait_p99_ms", "lanes_io_wait_p99_ms", "shared_total_ms", "lanes_total_ms")),
+      Map.entry("E6", List.of("tasks", "cap", "spawn_then_throttle_peak_threads", "lanes_peak_threads",
+          "spawn_then_throttle_heap_mb", "lanes_heap_mb")),
+      Map.entry("E7", List.of("plain_pool_hung", "detect_ms_1_thread", "detect_ms_9_threads")),
+      Map.entry("E8", List.of("shared_fast_client_p99_ms", "shared_fast_server_run_p99_ms",
+          "shared_fast_queue_wait_p99_ms", "lanes_fast_client_p99_ms")),
+      Map.entry("E9", List.of("e5_cpu_concurrency_before", "e5_cpu_concurrency_after",
           "e5_net_concurrency_before", "e5_net_concurrency_after", "e8_slow_concurrency_before",
-          "e8_slow_concurrency_after"),
-      "E11", List.of("shared_fast_p99_ratio", "stages_fast_p99_ratio", "stages_bottleneck_is_fetch",
-          "shared_fetch_wait_p99_ms", "stages_fetch_run_p99_ms"),
-      "E12", List.of("sequential_ms", "common_pool_ms", "two_lanes_ms", "two_lanes_faster_percent",
-          "one_lane_detect_ms", "two_lanes_deadlock_detected"),
-      "E13", List.of("overshoot_max", "use_mean", "permits_in_use_mean", "permit_p50_ms", "permit_p99_ms",
+          "e8_slow_concurrency_after")),
+      Map.entry("E10", List.of("delay_free_ms", "delay_capped_ms", "delay_adaptive_ms", "cpu_free_ms",
+          "cpu_capped_ms", "cpu_adaptive_ms", "b_1_0x_adaptive_throughput_per_s",
+          "b_1_0x_static_16_throughput_per_s", "b_1_4x_adaptive_shed", "c_seconds_to_within_25pct",
+          "d_converged_limit", "d_advised_concurrency")),
+      Map.entry("E11", List.of("shared_fast_p99_ratio", "stages_fast_p99_ratio", "stages_bottleneck_is_fetch",
+          "shared_fetch_wait_p99_ms", "stages_fetch_run_p99_ms")),
+      Map.entry("E12", List.of("sequential_ms", "common_pool_ms", "two_lanes_ms", "two_lanes_faster_percent",
+          "one_lane_detect_ms", "two_lanes_deadlock_detected")),
+      Map.entry("E13", List.of("overshoot_max", "use_mean", "permits_in_use_mean", "permit_p50_ms", "permit_p99_ms",
           "kill_permits_back_ms", "kill_taken_up_ms", "outage_recovery_ms", "outage_flowing_ms",
-          "tasks_accepted", "tasks_ended", "share_w0", "share_w1", "share_w2", "share_w3"));
+          "tasks_accepted", "tasks_ended", "share_w0", "share_w1", "share_w2", "share_w3")));
 
   private static final Set<String> BOOLEAN_FIGURES =
       Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung", "stages_bottleneck_is_fetch",

@@ -65,7 +65,8 @@ public final class Json {
     if (d == Math.rint(d) && Math.abs(d) < 1e15) {
       return Long.toString((long) d);
     }
-    return String.format(Locale.ROOT, "%.3f", d).replaceAll("0+$", "");
+    // Three decimals, without trailing zeros or a trailing dot (5141.9996 is "5142", not "5142.").
+    return String.format(Locale.ROOT, "%.3f", d).replaceAll("0+$", "").replaceAll("\\.$", "");
   }
 
   private static void string(StringBuilder out, String s) {
