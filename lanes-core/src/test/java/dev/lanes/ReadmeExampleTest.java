@@ -2,48 +2,16 @@ package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.lang.reflect.Method;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import dev.lanes.testkit.ReadmeExample;
 import java.nio.file.Path;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 
 /** Compiles and runs the example in the root README exactly as written. */
 class ReadmeExampleTest {
   @Test
   void theReadmeExampleCompilesAndRuns() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
-    int marker = readme.indexOf("<!-- readme-example -->");
-    assertThat(marker).as("README has the example marker").isPositive();
-    int start = readme.indexOf("```java\n", marker) + "```java\n".length();
-    int end = readme.indexOf("```", start);
-    String source = readme.substring(start, end);
-
-    Path dir = Files.createTempDirectory("readme-example");
-    Path file = dir.resolve("Example.java");
-    Files.writeString(file, source);
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    ByteArrayOutputStream errors = new ByteArrayOutputStream();
-    int rc = javac.run(null, null, errors, "-cp", System.getProperty("java.class.path"),
-        "-d", dir.toString(), file.toString());
-    assertThat(rc).as("javac: %s", errors.toString(StandardCharsets.UTF_8)).isZero();
-
-    PrintStream original = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      Method main = loader.loadClass("Example").getMethod("main", String[].class);
-      main.invoke(null, (Object) new String[0]);
-    } finally {
-      System.setOut(original);
-    }
-    String printed = out.toString(StandardCharsets.UTF_8);
+    String printed =
+        ReadmeExample.run(Path.of("../README.md"), "<!-- readme-example -->", "Example");
     assertThat(printed).contains("score 3").contains("compute").contains("partner-api").contains("wait p99");
     assertThat(printed.lines().filter(l -> l.startsWith("db ")).findFirst()).isPresent();
   }
