@@ -46,7 +46,10 @@ final class BenchPlan {
   static List<BenchRun> full() {
     List<BenchRun> runs = new ArrayList<>();
     runs.add(throughput("throughput", ALL, "2", FULL));
-    runs.add(throughput("throughput-cap64", withBaseline(CAPPED_VIRTUAL), "64", FULL));
+    // vthreads has no cap; it runs here too so the cap-64 goal has its peer in the same run
+    runs.add(throughput("throughput-cap64",
+        withBaseline(Stream.concat(CAPPED_VIRTUAL.stream(), Stream.of(ExecutorFactory.VTHREADS))
+            .toList()), "64", FULL));
     runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), FULL));
     runs.add(
         run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks", executors(SCALING_FULL, "2"),
