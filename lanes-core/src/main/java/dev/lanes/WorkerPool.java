@@ -60,11 +60,8 @@ final class WorkerPool {
 
   /** Starts virtual threads for queued tasks while permits are free. */
   void dispatch() {
-    while (permits.get() < lane.concurrency && lane.runState < LaneExecutor.STOP
-        && lane.ring.hasClaimed()) {
-      if (!tryAcquirePermit()) {
-        return;
-      }
+    while (lane.runState < LaneExecutor.STOP
+        && acquireForQueued(permits, lane.concurrency, lane.ring)) {
       Worker w = new Worker(lane, Worker.Kind.ELASTIC);
       w.holdsPermit = true;
       if (!startWorker(w)) {
@@ -78,22 +75,42 @@ final class WorkerPool {
     }
   }
 
-  boolean tryAcquirePermit() {
-    return LaneExecutor.incrementBelow(permits, lane.concurrency);
-  }
-
   /**
-   * Gives an elastic worker's permit back; returns true if the worker should go on because work
-   * arrived that nobody else will pick up.
+   * Gives an elastic worker's permit back; returns true if the worker should go on (holding a
+   * permit again) because work arrived that nobody else will pick up.
    */
   boolean releasePermitAndRecheck(Worker w) {
     w.holdsPermit = false;
-    permits.decrementAndGet();
-    if (lane.runState < LaneExecutor.STOP && lane.ring.hasClaimed() && tryAcquirePermit()) {
+    if (lane.runState >= LaneExecutor.STOP) {
+      permits.decrementAndGet();
+      return false;
+    }
+    if (releaseAndRecheck(permits, lane.concurrency, lane.ring)) {
       w.holdsPermit = true;
       return true;
     }
     return false;
+  }
+
+  /*
+   * The permit protocol, the two halves of a Dekker pairing (jcstress: PermitStress). A submitter
+   * appends its entry (the ring's tail CAS, a full fence), then takes a permit if one is free and
+   * an entry is queued; a worker leaving gives its permit back (a decrement, a full fence), then
+   * looks for a queued entry and takes a permit again if there is one. Either the submitter sees
+   * the free permit or the worker sees the entry: a queued task is never left with no thread while
+   * a permit is free, and the permits taken never exceed the limit.
+   */
+
+  /** Submitter's half: takes a permit if one is free and an entry is queued; true if it did. */
+  static boolean acquireForQueued(AtomicInteger permits, int limit, TaskRing ring) {
+    return permits.get() < limit && ring.hasClaimed()
+        && LaneExecutor.incrementBelow(permits, limit);
+  }
+
+  /** Worker's half: gives a permit back, then takes one again if an entry is queued. */
+  static boolean releaseAndRecheck(AtomicInteger permits, int limit, TaskRing ring) {
+    permits.decrementAndGet();
+    return ring.hasClaimed() && LaneExecutor.incrementBelow(permits, limit);
   }
 
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
