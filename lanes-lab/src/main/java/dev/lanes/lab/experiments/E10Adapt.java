@@ -16,6 +16,7 @@ import dev.lanes.lab.report.Charts;
 import dev.lanes.lab.support.Downstream;
 import dev.lanes.lab.support.Percentiles;
 import dev.lanes.lab.support.TaskLog;
+import dev.lanes.lab.support.Work;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -452,7 +453,7 @@ public final class E10Adapt implements Experiment {
 
   private static Runnable seedTask(int delayMs, long seed) {
     return () -> {
-      sink = burn(seed);
+      sink = Work.xorshift(seed, CPU_STEPS);
       if (delayMs > 0) {
         sleep(delayMs);
       }
@@ -494,15 +495,6 @@ public final class E10Adapt implements Experiment {
     return (System.nanoTime() - t0) / 1e6;
   }
 
-  private static long burn(long seed) {
-    long x = seed | 1;
-    for (int i = 0; i < CPU_STEPS; i++) {
-      x ^= x << 13;
-      x ^= x >>> 7;
-      x ^= x << 17;
-    }
-    return x;
-  }
 
   private static void sleep(long ms) {
     try {

@@ -146,7 +146,7 @@ public final class E6VirtualThreadCaps implements Experiment {
       int now = running.incrementAndGet();
       peakRunning.accumulateAndGet(now, Math::max);
       try {
-        sink = burn(seed);
+        sink = Work.xorshift(seed, CPU_STEPS);
         if (delayMs > 0) {
           Work.pause(delayMs);
         }
@@ -196,14 +196,4 @@ public final class E6VirtualThreadCaps implements Experiment {
     return new Run(ms, peakRunning.get(), threads.peak(), Math.max(0, heapAtPeak));
   }
 
-  /** A short computation (about 0.1 ms). */
-  private static long burn(long seed) {
-    long x = seed | 1;
-    for (int i = 0; i < CPU_STEPS; i++) {
-      x ^= x << 13;
-      x ^= x >>> 7;
-      x ^= x << 17;
-    }
-    return x;
-  }
 }
