@@ -116,6 +116,78 @@ class SheddingTest {
   }
 
   @Test
+  void aHeadWithinTheTargetSeenBySubmissionEndsTheStretch() throws Exception {
+    AtomicLong clock = new AtomicLong(ms(1_000));
+    long t0 = clock.get();
+    try (Lane lane = Lane.blocking("shed-head", 1).ticker(clock::get)
+        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build()) {
+      CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      CountDownLatch aStarted = new CountDownLatch(1);
+      CountDownLatch aRelease = new CountDownLatch(1);
+      List<Future<?>> accepted = new ArrayList<>();
+      try {
+        accepted.add(lane.submit(awaiting(started, release)));
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        accepted.add(lane.submit(awaiting(aStarted, aRelease))); // a, queued at t0
+        clock.set(t0 + ms(6));
+        accepted.add(lane.submit(() -> {})); // b; head a is above: stretch from t0 + 5
+        release.countDown();
+        // a starts having waited 6 ms (above the target: the stretch goes on) and holds the worker
+        assertThat(aStarted.await(10, TimeUnit.SECONDS)).isTrue();
+        clock.set(t0 + ms(8));
+        accepted.add(lane.submit(() -> {})); // head b has waited 2 ms: the stretch ends here
+        clock.set(t0 + ms(105)); // b above since t0 + 11 ms: 94 ms, not yet an interval
+        accepted.add(lane.submit(() -> {}));
+        clock.set(t0 + ms(111));
+        assertThatThrownBy(() -> lane.submit(() -> {})).isInstanceOf(LaneRejectedException.class);
+      } finally {
+        release.countDown();
+        aRelease.countDown();
+      }
+      for (Future<?> f : accepted) {
+        f.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(lane.stats().count(TaskOutcome.SHED)).isEqualTo(1);
+      assertThat(lane.stats().completed()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void sheddingRefusesWhateverTheOverflowPolicy() throws Exception {
+    for (OverflowPolicy policy : List.of(OverflowPolicy.callerRuns(),
+        OverflowPolicy.blockCaller(Duration.ofMinutes(5)), OverflowPolicy.discardOldest())) {
+      AtomicLong clock = new AtomicLong(ms(1_000));
+      try (Lane lane = Lane.blocking("shed-policy", 1).queueCapacity(4).overflow(policy)
+          .ticker(clock::get).shedWhenQueuedLongerThan(TARGET, INTERVAL).build()) {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> blocker = lane.submit(awaiting(started, release));
+        Future<?> queued;
+        AtomicInteger ranHere = new AtomicInteger();
+        try {
+          assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+          queued = lane.submit(() -> {});
+          clock.addAndGet(ms(200)); // a line standing for longer than target + interval
+          // Not run by the caller, not blocking it, not displacing the queued task: refused.
+          assertThatThrownBy(() -> lane.execute(ranHere::incrementAndGet))
+              .as("policy %s", policy)
+              .isInstanceOf(LaneRejectedException.class)
+              .satisfies(e -> assertThat(((LaneRejectedException) e).reason())
+                  .isEqualTo(TaskOutcome.SHED));
+        } finally {
+          release.countDown();
+        }
+        blocker.get(10, TimeUnit.SECONDS);
+        queued.get(10, TimeUnit.SECONDS);
+        assertThat(ranHere.get()).isZero();
+        assertThat(lane.stats().count(TaskOutcome.SHED)).isEqualTo(1);
+        assertThat(lane.stats().completed()).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void sheddingIsOffByDefault() throws Exception {
     AtomicLong clock = new AtomicLong(ms(1_000));
     try (Lane lane = Lane.blocking("no-shed", 1).ticker(clock::get).build()) {
