@@ -34,12 +34,16 @@ class JcstressTest {
             "-jvmArgsPrepend", "--enable-native-access=ALL-UNNAMED")
         .directory(work.toFile()) // jcstress leaves its result blob in the working directory
         .redirectErrorStream(true)
+        .redirectOutput(work.resolve("output.txt").toFile())
         .start();
-    String out;
-    try (var in = p.getInputStream()) {
-      out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    // The child writes to a file, so this wait is the bound (not a read that blocks until exit).
+    boolean finished = p.waitFor(8, TimeUnit.MINUTES);
+    if (!finished) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
     }
-    assertThat(p.waitFor(8, TimeUnit.MINUTES)).as("jcstress finished within 8 minutes").isTrue();
+    String out = Files.readString(work.resolve("output.txt"), StandardCharsets.UTF_8);
+    assertThat(finished).as("jcstress finished within 8 minutes; its output:%n%s", out).isTrue();
     String results = out.contains("RUN RESULTS:") ? out.substring(out.indexOf("RUN RESULTS:")) : out;
     System.out.println(results);
     for (String test : TESTS) {
