@@ -38,8 +38,9 @@ public final class BenchMain {
 
         --quick            a short pass (1 fork, 1-second iterations, fewer executors in the
                            scaling, memory and work suites; at least %d minutes of iterations)
-        (no --quick)       the full run (%d forks per benchmark, 2-second iterations; at least
-                           %d minutes of iterations, plus a JVM start per fork)
+        (no --quick)       the full run (%d forks of 10 one-second iterations for the tiny-task
+                           throughput suites, %d forks of 2-second iterations for the others; at
+                           least %d minutes of iterations, plus a JVM start per fork)
         --only SUITES      comma-separated suites to run: %s
         --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
                            baseline): %s
@@ -132,6 +133,7 @@ public final class BenchMain {
       out.print(
           USAGE.formatted(
               BenchPlan.estimateMinutes(BenchPlan.quick(), BenchPlan.benchmarkList()),
+              BenchPlan.FULL_TINY_FORKS,
               BenchPlan.FULL_FORKS,
               BenchPlan.estimateMinutes(BenchPlan.full(), BenchPlan.benchmarkList()),
               String.join(",", BenchPlan.SUITES), String.join(",", ExecutorFactory.names())));
@@ -199,7 +201,7 @@ public final class BenchMain {
     if (run.iterations() != null) {
       BenchRun.Iterations it = run.iterations();
       o.warmupIterations(it.warmups())
-          .warmupTime(TimeValue.seconds(it.seconds()))
+          .warmupTime(TimeValue.seconds(it.warmupSeconds()))
           .measurementIterations(it.measurements())
           .measurementTime(TimeValue.seconds(it.seconds()));
     }
@@ -239,8 +241,10 @@ public final class BenchMain {
         .append(", forks run with -Xms1g -Xmx1g\n");
     s.append("- load average (1, 5, 15 min) at start: ").append(loadAtStart)
         .append("; at end: ").append(loadAverage()).append('\n');
-    s.append("- JMH: ").append(args.quick() ? "1 fork" : BenchPlan.FULL_FORKS + " forks")
-        .append(" per benchmark; ").append(args.quick() ? "quick" : "full")
+    s.append("- JMH: ").append(args.quick() ? "1 fork per benchmark"
+            : BenchPlan.FULL_TINY_FORKS + " forks × 10 × 1 s (tiny-task throughput suites) or "
+                + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (the others; scaling-tasks 4 × 2 s)")
+        .append("; ").append(args.quick() ? "quick" : "full")
         .append(" plan; error = JMH's 99.9 % confidence half-width; CPU ns/task = the forked JVM's")
         .append(" process CPU time (all threads) during measurement ÷ tasks\n");
     s.append("\n## Goals (verdicts computed from this run)\n\n");

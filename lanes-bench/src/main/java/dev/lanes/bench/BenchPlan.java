@@ -18,9 +18,18 @@ import java.util.stream.Stream;
 
 /**
  * What {@code ./lanes bench} runs, in full and in {@code --quick} mode. The full plan runs every
- * benchmark in 3 forks with 2-second iterations, so that a baseline's error bar can be told from
- * a real difference; the quick plan runs one fork of short iterations (a smoke test of the
- * figures, not a verdict). {@link #estimateMinutes} says how long a plan takes.
+ * benchmark in at least 3 forks, so that a baseline's error bar can be told from a real
+ * difference; the quick plan runs one fork of short iterations (a smoke test of the figures, not a
+ * verdict). {@link #estimateMinutes} says how long a plan takes.
+ *
+ * <p>The tiny-task throughput suites ({@code throughput}, {@code throughput-cap64}, the producers
+ * half of {@code scaling}, {@code health}) run 5 forks of 10 one-second iterations each: on a
+ * shared 2-core machine their bare-pool baselines have rare iterations 2–4× faster than the rest
+ * (e.g. {@code tpe-abq} at 30 M tasks/s in one 2-second iteration, 7–10 M in the others), and 50
+ * short samples bound a mean far better than 15 long ones. JMH's 99.9 % error half-width is
+ * {@code t × sd / √n}: 4.14 × sd / √15 ≈ 1.07 sd for 3 forks of 5, 3.50 × sd / √50 ≈ 0.49 sd for
+ * 5 forks of 10. Suites whose baselines were already within ± 10 % (handoff, work, the batch-size
+ * half of scaling, whose 10 M-task batch needs longer iterations) keep 3 forks.
  */
 final class BenchPlan {
 
@@ -28,14 +37,21 @@ final class BenchPlan {
   static final List<String> SUITES =
       List.of("throughput", "handoff", "scaling", "memory", "work", "health");
 
-  /** Forks of every benchmark in the full plan. */
+  /** Fewest forks of any benchmark in the full plan. */
   static final int FULL_FORKS = 3;
 
-  private static final BenchRun.Iterations FULL = new BenchRun.Iterations(3, 5, 2, FULL_FORKS);
-  private static final BenchRun.Iterations FULL_SCALING = new BenchRun.Iterations(2, 4, 2, FULL_FORKS);
-  private static final BenchRun.Iterations FULL_MEMORY = new BenchRun.Iterations(1, 3, 1, FULL_FORKS);
-  private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 3, 1, 1);
-  private static final BenchRun.Iterations QUICK_MEMORY = new BenchRun.Iterations(0, 1, 1, 1);
+  /** Forks of the tiny-task throughput suites in the full plan. */
+  static final int FULL_TINY_FORKS = 5;
+
+  private static final BenchRun.Iterations FULL = new BenchRun.Iterations(3, 2, 5, 2, FULL_FORKS);
+  private static final BenchRun.Iterations FULL_TINY =
+      new BenchRun.Iterations(2, 2, 10, 1, FULL_TINY_FORKS);
+  private static final BenchRun.Iterations FULL_SCALING =
+      new BenchRun.Iterations(2, 2, 4, 2, FULL_FORKS);
+  private static final BenchRun.Iterations FULL_MEMORY =
+      new BenchRun.Iterations(1, 1, 3, 1, FULL_FORKS);
+  private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 1, 3, 1, 1);
+  private static final BenchRun.Iterations QUICK_MEMORY = new BenchRun.Iterations(0, 1, 1, 1, 1);
 
   /** Executors of the scaling suite: the 10M-task batch rules out thread-per-task ones. */
   private static final List<String> SCALING_FULL =
@@ -45,11 +61,11 @@ final class BenchPlan {
 
   static List<BenchRun> full() {
     List<BenchRun> runs = new ArrayList<>();
-    runs.add(throughput("throughput", ALL, "2", FULL));
+    runs.add(throughput("throughput", ALL, "2", FULL_TINY));
     // vthreads has no cap; it runs here too so the cap-64 goal has its peer in the same run
     runs.add(throughput("throughput-cap64",
         withBaseline(Stream.concat(CAPPED_VIRTUAL.stream(), Stream.of(ExecutorFactory.VTHREADS))
-            .toList()), "64", FULL));
+            .toList()), "64", FULL_TINY));
     runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), FULL));
     runs.add(
         run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks", executors(SCALING_FULL, "2"),
@@ -57,11 +73,11 @@ final class BenchPlan {
     runs.add(
         run("scaling-producers", "scaling", "ScalingBenchmark\\.producers",
             with(executors(SCALING_FULL, "2"), "producers", List.of("1", "2", "4")),
-            FULL_SCALING));
+            FULL_TINY));
     runs.add(run("memory", "memory", "MemoryPerQueuedTaskBenchmark", Map.of(), FULL_MEMORY));
     runs.add(
         run("work", "work", "(WorkSizedBenchmark|TaskSizeBenchmark)", executors(ALL, "2"), FULL));
-    runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), FULL));
+    runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), FULL_TINY));
     return runs;
   }
 

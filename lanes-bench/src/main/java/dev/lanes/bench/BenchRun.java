@@ -21,11 +21,14 @@ record BenchRun(
     Map<String, List<String>> params,
     Iterations iterations) {
 
-  /** Warm-up and measurement iterations, each {@code seconds} long, in each of {@code forks} JVMs. */
-  record Iterations(int warmups, int measurements, int seconds, int forks) {
+  /**
+   * Warm-up iterations of {@code warmupSeconds} each, then measurement iterations of {@code
+   * seconds} each, in each of {@code forks} JVMs.
+   */
+  record Iterations(int warmups, int warmupSeconds, int measurements, int seconds, int forks) {
     /** Seconds of warm-up and measurement per benchmark and parameter set (JVM starts not counted). */
     int totalSeconds() {
-      return (warmups + measurements) * seconds * forks;
+      return (warmups * warmupSeconds + measurements * seconds) * forks;
     }
   }
 

@@ -53,6 +53,15 @@ final class Goals {
         LANES_VIRTUAL, R4J_SEMAPHORE_VTHREADS, 1.0));
     out.add(atLeast("lanes-virtual (cap 64) ≥ 1.0× vthreads", "throughput-cap64", LANES_VIRTUAL,
         VTHREADS, 1.0));
+    // #11: the baselines of the goals above must be known to within ± 10 % for a verdict to mean
+    // something.
+    out.add(baselineError("throughput", TPE_ABQ, null));
+    out.add(baselineError("scaling-producers", TPE_ABQ, "4"));
+    out.add(baselineError("throughput", MICROMETER, null));
+    out.add(baselineError("throughput", R4J_THREADPOOL, null));
+    out.add(baselineError("throughput-cap64", R4J_SEMAPHORE_VTHREADS, null));
+    out.add(baselineError("throughput-cap64", VTHREADS, null));
+    out.add(worstTpeLbqError());
     // Earlier goals (#6), kept for comparison.
     out.add(atLeast("lanes throughput ≥ 1.0× tpe-lbq", "throughput", LANES, TPE_LBQ, 1.0));
     out.add(atLeast("lanes throughput ≥ 2.5× micrometer", "throughput", LANES, MICROMETER, 2.5));
@@ -133,6 +142,52 @@ final class Goals {
         .filter(r -> producers.equals(r.params().get("producers")))
         .filter(r -> r.executor().equals(executor))
         .findFirst();
+  }
+
+  /** Largest error bar, as a share of the score, that a goal's baseline may have. */
+  static final double BASELINE_ERROR_LIMIT = 0.10;
+
+  /** The error bar of {@code executor}'s throughput in {@code runId} (at {@code producers}). */
+  private Judgement baselineError(String runId, String executor, String producers) {
+    String where = runId + (producers == null ? "" : ", " + producers + " producers");
+    String goal = "error bar of " + executor + " (" + where + ") ≤ ± 10 %";
+    Optional<Row> r =
+        producers == null ? find(runId, executor) : findProducers(producers, executor);
+    if (r.isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    return errorJudgement(goal, r.get(), "JMH's 99.9 % confidence half-width ÷ score");
+  }
+
+  /** The widest error bar of {@code tpe-lbq}, the baseline of every ratio, over all throughput groups. */
+  private Judgement worstTpeLbqError() {
+    String goal = "error bar of tpe-lbq ≤ ± 10 % in every throughput table";
+    Optional<Row> worst =
+        rows.stream()
+            .filter(BenchReport::isThroughput)
+            .filter(r -> r.executor().equals(TPE_LBQ))
+            .filter(r -> r.score() > 0 && !Double.isNaN(r.error()))
+            .max(java.util.Comparator.comparingDouble(r -> r.error() / r.score()));
+    if (worst.isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    Row w = worst.get();
+    String table = w.runId() + " " + w.benchmark()
+        + (w.otherParams().isEmpty() ? "" : " (" + w.otherParams() + ")");
+    return errorJudgement(goal, w, "widest: " + table);
+  }
+
+  private static Judgement errorJudgement(String goal, Row r, String note) {
+    if (Double.isNaN(r.error()) || r.score() <= 0) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "no error bar (too few iterations)");
+    }
+    double share = r.error() / r.score();
+    return new Judgement(
+        goal,
+        String.format(Locale.ROOT, "± %.1f %% (%s ± %s)", 100 * share, BenchReport.big(r.score()),
+            BenchReport.big(r.error())),
+        share <= BASELINE_ERROR_LIMIT ? Verdict.MET : Verdict.MISSED,
+        note);
   }
 
   /** CPU ns per task of {@code a} ÷ that of {@code b}, at most {@code target}. */

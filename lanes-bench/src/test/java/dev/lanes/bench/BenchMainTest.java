@@ -67,12 +67,23 @@ class BenchMainTest {
   }
 
   @Test
-  void theFullPlanRunsThreeForksAndEveryRunMeasuresCpuPerTask() {
+  void theFullPlanRunsAtLeastThreeForksAndEveryRunMeasuresCpuPerTask() {
+    java.util.Set<String> tiny =
+        java.util.Set.of("throughput", "throughput-cap64", "scaling-producers", "health");
     for (BenchRun run : BenchPlan.full()) {
       assertThat(run.iterations()).as(run.id()).isNotNull();
-      assertThat(run.iterations().forks()).as(run.id()).isEqualTo(3);
+      int forks = tiny.contains(run.id()) ? 5 : 3;
+      assertThat(run.iterations().forks()).as(run.id()).isEqualTo(forks);
+      if (tiny.contains(run.id())) {
+        assertThat(run.iterations().measurements()).as(run.id()).isEqualTo(10);
+        assertThat(run.iterations().seconds()).as(run.id()).isEqualTo(1);
+      }
       var options = BenchMain.options(run, java.nio.file.Path.of("x.json"), null).build();
-      assertThat(options.getForkCount().get()).isEqualTo(3);
+      assertThat(options.getForkCount().get()).isEqualTo(forks);
+      assertThat(options.getWarmupTime().get().getTime())
+          .isEqualTo(run.iterations().warmupSeconds());
+      assertThat(options.getMeasurementTime().get().getTime())
+          .isEqualTo(run.iterations().seconds());
       assertThat(options.getProfilers()).anyMatch(p -> p.getKlass().equals(CpuTimeProfiler.class.getName()));
     }
     assertThat(BenchPlan.quick()).allMatch(r -> r.iterations().forks() == 1);
@@ -87,7 +98,8 @@ class BenchMainTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     BenchMain.run(new String[] {"--help"}, new PrintStream(bytes, true, "UTF-8"));
     String text = bytes.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
-    assertThat(text).contains("at least " + quick + " minutes", "3 forks per benchmark",
+    assertThat(text).contains("at least " + quick + " minutes",
+        "5 forks of 10 one-second iterations", "3 forks of 2-second iterations",
         "at least " + full + " minutes", "CPU ns/task");
     System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations%n", quick, full);
   }
@@ -104,6 +116,37 @@ class BenchMainTest {
     assertThat(cpuGoal(met).verdict()).isEqualTo(Goals.Verdict.MET);
     assertThat(cpuGoal(met).measured()).startsWith("1.40×");
     assertThat(cpuGoal(missed).verdict()).isEqualTo(Goals.Verdict.MISSED);
+  }
+
+  @Test
+  void goalsJudgeTheBaselinesErrorBarsAgainstTenPercent() {
+    java.util.function.BiFunction<String, Double, Row> row = (executor, error) -> new Row(
+        "throughput", "throughput", "ThroughputBenchmark.batch",
+        java.util.Map.of("executor", executor, "cap", "2"),
+        org.openjdk.jmh.annotations.Mode.Throughput, 1e6, error, "ops/s", 0, 0, 0,
+        java.util.Map.of());
+    Row scalingLbq = new Row(
+        "scaling-producers", "scaling", "ScalingBenchmark.producers100k",
+        java.util.Map.of("executor", "tpe-lbq", "cap", "2", "producers", "4"),
+        org.openjdk.jmh.annotations.Mode.Throughput, 2e6, 2.4e5, "ops/s", 0, 0, 0,
+        java.util.Map.of());
+    List<Goals.Judgement> js =
+        Goals.judge(List.of(row.apply("tpe-abq", 1e5), row.apply("micrometer", 1.01e5),
+            row.apply("tpe-lbq", 5e4), scalingLbq));
+    assertThat(goal(js, "error bar of tpe-abq (throughput)").verdict()).isEqualTo(Goals.Verdict.MET);
+    assertThat(goal(js, "error bar of tpe-abq (throughput)").measured()).startsWith("± 10.0 %");
+    assertThat(goal(js, "error bar of micrometer").verdict()).isEqualTo(Goals.Verdict.MISSED);
+    assertThat(goal(js, "error bar of r4j-threadpool").verdict())
+        .isEqualTo(Goals.Verdict.NOT_MEASURED);
+    // the widest tpe-lbq bar wins: 12 % in scaling-producers, not 5 % in throughput
+    Goals.Judgement lbq = goal(js, "error bar of tpe-lbq");
+    assertThat(lbq.verdict()).isEqualTo(Goals.Verdict.MISSED);
+    assertThat(lbq.measured()).startsWith("± 12.0 %");
+    assertThat(lbq.note()).contains("scaling-producers", "producers=4");
+  }
+
+  private static Goals.Judgement goal(List<Goals.Judgement> js, String prefix) {
+    return js.stream().filter(j -> j.goal().startsWith(prefix)).findFirst().orElseThrow();
   }
 
   private static Goals.Judgement cpuGoal(List<Goals.Judgement> js) {
