@@ -243,7 +243,7 @@ public final class BenchMain {
         .append("; at end: ").append(loadAverage()).append('\n');
     s.append("- JMH: ").append(args.quick() ? "1 fork per benchmark"
             : BenchPlan.FULL_TINY_FORKS + " forks × 10 × 1 s (tiny-task throughput suites) or "
-                + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (the others; scaling-tasks 4 × 2 s)")
+                + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (handoff, work)")
         .append("; ").append(args.quick() ? "quick" : "full")
         .append(" plan; error = JMH's 99.9 % confidence half-width; CPU ns/task = the forked JVM's")
         .append(" process CPU time (all threads) during measurement ÷ tasks\n");

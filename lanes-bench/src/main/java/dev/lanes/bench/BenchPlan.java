@@ -22,14 +22,16 @@ import java.util.stream.Stream;
  * difference; the quick plan runs one fork of short iterations (a smoke test of the figures, not a
  * verdict). {@link #estimateMinutes} says how long a plan takes.
  *
- * <p>The tiny-task throughput suites ({@code throughput}, {@code throughput-cap64}, the producers
- * half of {@code scaling}, {@code health}) run 5 forks of 10 one-second iterations each: on a
- * shared 2-core machine their bare-pool baselines have rare iterations 2–4× faster than the rest
- * (e.g. {@code tpe-abq} at 30 M tasks/s in one 2-second iteration, 7–10 M in the others), and 50
- * short samples bound a mean far better than 15 long ones. JMH's 99.9 % error half-width is
- * {@code t × sd / √n}: 4.14 × sd / √15 ≈ 1.07 sd for 3 forks of 5, 3.50 × sd / √50 ≈ 0.49 sd for
- * 5 forks of 10. Suites whose baselines were already within ± 10 % (handoff, work, the batch-size
- * half of scaling, whose 10 M-task batch needs longer iterations) keep 3 forks.
+ * <p>The tiny-task throughput suites ({@code throughput}, {@code throughput-cap64}, both halves of
+ * {@code scaling}, {@code health}) run 6 forks of 10 one-second iterations each. On a shared 2-core
+ * machine their baselines vary from iteration to iteration (sd 10–20 % of the mean at 1 s) and
+ * from fork to fork (4–17 %, one fork sometimes a third slower than the rest), and have rare
+ * iterations 2–4× faster than the rest (e.g. {@code tpe-abq} at 30 M tasks/s in one 2-second
+ * iteration, 7–10 M in the others). JMH's 99.9 % error half-width is {@code t × sd / √n} over all
+ * iterations: 4.14 × sd / √15 ≈ 1.07 sd for 3 forks of 5, 3.46 × sd / √60 ≈ 0.45 sd for 6 forks of
+ * 10, and more forks dilute a slow one. The 10 M-task batch of {@code scaling} takes longer than
+ * a second, so its iterations are one batch each. Suites whose baselines were within ± 10 % with 3
+ * forks of 5 × 2 s (handoff, work) keep that plan.
  */
 final class BenchPlan {
 
@@ -41,13 +43,11 @@ final class BenchPlan {
   static final int FULL_FORKS = 3;
 
   /** Forks of the tiny-task throughput suites in the full plan. */
-  static final int FULL_TINY_FORKS = 5;
+  static final int FULL_TINY_FORKS = 6;
 
   private static final BenchRun.Iterations FULL = new BenchRun.Iterations(3, 2, 5, 2, FULL_FORKS);
   private static final BenchRun.Iterations FULL_TINY =
       new BenchRun.Iterations(2, 2, 10, 1, FULL_TINY_FORKS);
-  private static final BenchRun.Iterations FULL_SCALING =
-      new BenchRun.Iterations(2, 2, 4, 2, FULL_FORKS);
   private static final BenchRun.Iterations FULL_MEMORY =
       new BenchRun.Iterations(1, 1, 3, 1, FULL_FORKS);
   private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 1, 3, 1, 1);
@@ -69,7 +69,7 @@ final class BenchPlan {
     runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), FULL));
     runs.add(
         run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks", executors(SCALING_FULL, "2"),
-            FULL_SCALING));
+            FULL_TINY));
     runs.add(
         run("scaling-producers", "scaling", "ScalingBenchmark\\.producers",
             with(executors(SCALING_FULL, "2"), "producers", List.of("1", "2", "4")),
