@@ -6,9 +6,9 @@ import org.openjdk.jmh.infra.Blackhole;
 public final class Work {
 
   /**
-   * Tokens of {@link Blackhole#consumeCPU} that take about 10 µs on the machine of BENCHMARKS.md
-   * (measured there by {@code WorkSizedBenchmark.inline}); a fixed number, so every executor and
-   * every run gets the same work.
+   * Tokens of {@link Blackhole#consumeCPU} that took 10–14 µs on the machine of BENCHMARKS.md
+   * (measured in each run by {@code TaskSizeBenchmark.workSizedTask}: 10.0 and 14.0 µs in the two
+   * full runs of issue #11); a fixed number, so every executor and every run gets the same work.
    */
   public static final long TEN_MICROS_TOKENS = 6_100;
 

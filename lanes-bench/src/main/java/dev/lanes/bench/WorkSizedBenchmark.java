@@ -9,9 +9,10 @@ import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 
 /**
- * Work-sized tasks: the throughput benchmark with tasks of about 10 µs of CPU ({@link
- * Work#TEN_MICROS_TOKENS}), where an executor's own overhead should vanish. With 2 workers the
- * ceiling is about 2 / 10 µs = 200,000 tasks/s. Score: tasks per second. Baseline: {@code tpe-lbq}
+ * Work-sized tasks: the throughput benchmark with tasks of 10–14 µs of CPU ({@link
+ * Work#TEN_MICROS_TOKENS}; {@code TaskSizeBenchmark} measures it in each run), where an executor's
+ * own overhead should vanish. With 2 workers the ceiling is 2 ÷ the task's time, e.g. 2 / 14 µs ≈
+ * 143,000 tasks/s. Score: tasks per second. Baseline: {@code tpe-lbq}
  * in the same run.
  *
  * <p>Run: {@code ./lanes bench --only work}.
