@@ -73,7 +73,7 @@ class BenchMainTest {
             "throughput", "throughput-cap64", "scaling-tasks", "scaling-producers", "health");
     for (BenchRun run : BenchPlan.full()) {
       assertThat(run.iterations()).as(run.id()).isNotNull();
-      int forks = tiny.contains(run.id()) ? 6 : 3;
+      int forks = run.id().equals("throughput-cap64") ? 10 : tiny.contains(run.id()) ? 6 : 3;
       assertThat(run.iterations().forks()).as(run.id()).isEqualTo(forks);
       if (tiny.contains(run.id())) {
         assertThat(run.iterations().measurements()).as(run.id()).isEqualTo(10);
@@ -100,7 +100,8 @@ class BenchMainTest {
     BenchMain.run(new String[] {"--help"}, new PrintStream(bytes, true, "UTF-8"));
     String text = bytes.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
     assertThat(text).contains("at least " + quick + " minutes",
-        "6 forks of 10 one-second iterations", "3 forks of 2-second iterations",
+        "6 forks of 10 one-second iterations", "10 for throughput-cap64",
+        "3 forks of 2-second iterations",
         "at least " + full + " minutes", "CPU ns/task");
     System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations%n", quick, full);
   }
