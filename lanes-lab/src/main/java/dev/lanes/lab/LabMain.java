@@ -71,6 +71,11 @@ public final class LabMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
+    // E13's Redis client runs on Netty: keep it off sun.misc.Unsafe (unless the user chose
+    // otherwise), so JDK 24+ prints no warning about it. Must run before any Netty class loads.
+    if (System.getProperty("io.netty.noUnsafe") == null) {
+      System.setProperty("io.netty.noUnsafe", "true");
+    }
     System.exit(run(args, System.out, System.err));
   }
 

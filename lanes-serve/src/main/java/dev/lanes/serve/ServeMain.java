@@ -29,7 +29,19 @@ public final class ServeMain implements Runnable {
   @Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    quietNetty();
     System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * Keeps the Redis client's Netty off {@code sun.misc.Unsafe} (unless the user chose otherwise),
+   * so JDK 24+ prints no warning about it; Netty then uses the JDK's public buffer API. Must run
+   * before any Netty class loads. The lab's {@code LabMain} does the same.
+   */
+  static void quietNetty() {
+    if (System.getProperty("io.netty.noUnsafe") == null) {
+      System.setProperty("io.netty.noUnsafe", "true");
+    }
   }
 
   /** An error the user can act on: one line, with what to try next. */
