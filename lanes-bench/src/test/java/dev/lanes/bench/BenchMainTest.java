@@ -107,6 +107,22 @@ class BenchMainTest {
   }
 
   @Test
+  void theReadmesStateThePlansForkCounts() throws Exception {
+    java.util.IntSummaryStatistics forks = BenchPlan.full().stream()
+        .mapToInt(r -> r.iterations().forks()).summaryStatistics();
+    String range = forks.getMin() + "–" + forks.getMax() + " forks per benchmark";
+    String bench = java.nio.file.Files.readString(java.nio.file.Path.of("README.md"))
+        .replaceAll("\\s+", " ");
+    String root = java.nio.file.Files.readString(java.nio.file.Path.of("../README.md"))
+        .replaceAll("\\s+", " ");
+    assertThat(root).contains(range);
+    assertThat(bench).contains(range,
+        BenchPlan.FULL_TINY_FORKS + " forks of 10 one-second iterations",
+        "with " + BenchPlan.FULL_CAP64_FORKS + " such forks for `throughput-cap64`",
+        BenchPlan.FULL_FORKS + " forks of 2-second iterations for `handoff` and `work`");
+  }
+
+  @Test
   void goalsJudgeCpuPerTaskAgainstTheArrayQueuePool() {
     java.util.function.BiFunction<String, Double, Row> row = (executor, cpu) -> new Row(
         "throughput", "throughput", "ThroughputBenchmark.batch",

@@ -495,7 +495,6 @@ public final class E10Adapt implements Experiment {
     return (System.nanoTime() - t0) / 1e6;
   }
 
-
   private static void sleep(long ms) {
     try {
       TimeUnit.MILLISECONDS.sleep(ms);
@@ -679,5 +678,4 @@ public final class E10Adapt implements Experiment {
       s.lane.shutdownNow();
     }
   }
-
 }

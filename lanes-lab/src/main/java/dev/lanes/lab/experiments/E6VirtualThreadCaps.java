@@ -195,5 +195,4 @@ public final class E6VirtualThreadCaps implements Experiment {
     double ms = (System.nanoTime() - t0) / 1e6;
     return new Run(ms, peakRunning.get(), threads.peak(), Math.max(0, heapAtPeak));
   }
-
 }

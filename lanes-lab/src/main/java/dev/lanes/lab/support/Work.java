@@ -43,8 +43,8 @@ public final class Work {
   }
 
   /**
-   * A short computation without memory traffic: {@code steps} xorshift steps (25,000 take about
-   * 0.1 ms here). Returns the state so the JIT cannot drop the loop.
+   * A short computation without memory traffic: {@code steps} xorshift steps. Returns the state so
+   * the JIT cannot drop the loop.
    */
   public static long xorshift(long seed, int steps) {
     long x = seed | 1;
