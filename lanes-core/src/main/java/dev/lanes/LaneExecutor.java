@@ -660,7 +660,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return ring.appended() - reappended.sum() + outsideRing.get();
   }
 
-  /** Tasks queued now: ring entries less the dead ones; approximate under concurrency. */
+  /**
+   * Tasks queued now: the ring's entries at one instant during the call ({@link TaskRing#size}
+   * never overstates), less the dead ones counted just after; off by the tasks cancelled or
+   * dropped between the two reads.
+   */
   int queuedCount() {
     return Math.max(0, ring.size() - Math.max(0, deadEntries.get()));
   }

@@ -23,7 +23,8 @@ import java.util.Objects;
  * @param submitted every call to submit or execute, accepted or not
  * @param started tasks that began running (on a worker, or on the caller by caller-runs)
  * @param ended tasks that ended, by outcome (every outcome present, 0 where none)
- * @param queued tasks waiting now
+ * @param queued tasks waiting now: the queue's length at one instant during the call, however
+ *     fast tasks pass through it, less the tasks cancelled while queued (counted just after)
  * @param oldestQueuedNanos how long the task at the head of the queue (the one waiting longest)
  *     has waited so far, 0 when the queue is empty: a task still waiting shows here before it
  *     ends and reaches the wait figures, so this is the earliest sign of saturation. Read without

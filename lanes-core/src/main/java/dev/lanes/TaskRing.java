@@ -45,6 +45,8 @@ final class TaskRing {
   private static final VarHandle ITEM = MethodHandles.arrayElementVarHandle(Object[].class);
   private static final VarHandle HEAD;
   private static final VarHandle TAIL;
+  /** How often {@link #size} re-reads before it settles for an understatement. */
+  private static final int SIZE_ATTEMPTS = 8;
 
   static {
     try {
@@ -191,10 +193,26 @@ final class TaskRing {
     return (long) TAIL.getVolatile(pos) > (long) HEAD.getVolatile(pos);
   }
 
-  /** Claimed positions not yet taken, dead entries included; approximate under concurrency. */
+  /**
+   * Claimed positions not yet taken, dead entries included: the ring's size at one instant during
+   * the call, never more than it held then. Reading {@code head} and then {@code tail} alone would
+   * overstate it by every entry taken between the two reads (a reader descheduled there could
+   * report a full ring that never held more than one entry), so this re-reads {@code head} after
+   * {@code tail}: if it did not move, {@code tail − head} held at the moment {@code tail} was read.
+   * After a few tries under a fast-moving head it returns {@code tail − head} with {@code head}
+   * read after {@code tail}, which can only understate.
+   */
   int size() {
     long h = (long) HEAD.getVolatile(pos);
-    long t = (long) TAIL.getVolatile(pos);
+    long t = 0;
+    for (int attempt = 0; attempt < SIZE_ATTEMPTS; attempt++) {
+      t = (long) TAIL.getVolatile(pos);
+      long again = (long) HEAD.getVolatile(pos);
+      if (again == h) {
+        break;
+      }
+      h = again;
+    }
     return (int) Math.max(0, Math.min(capacity(), t - h));
   }
 

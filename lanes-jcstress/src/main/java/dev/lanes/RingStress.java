@@ -14,7 +14,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * {@link TaskRing}'s hand-off, two threads at a time (the machines lanes is tested on have two
  * cores): two producers; two consumers; a producer and a consumer. Every entry must be taken
  * exactly once, with the stamp it was appended with. r1, r2: how many times entry 1 and entry 2
- * were taken with the right stamp (a torn entry adds 100).
+ * were taken with the right stamp (a torn entry adds 100). And {@link Size}: the size read while
+ * entries pass through never exceeds what the ring held.
  */
 public class RingStress {
   private static final Integer ONE = 1;
@@ -139,6 +140,34 @@ public class RingStress {
       count(r, got, t.stamp);
       count(r, got2, t2.stamp);
       drain(ring, r);
+    }
+  }
+
+  /**
+   * Entries pass through a ring one at a time (it never holds more than one) while another thread
+   * reads its size twice: each read is 0 or 1, never the 2 or 3 that reading head and then tail
+   * could give when entries were taken between the two reads.
+   */
+  @JCStressTest
+  @Outcome(id = {"0, 0", "0, 1", "1, 0", "1, 1"}, expect = ACCEPTABLE, desc = "a size it held")
+  @Outcome(id = ".*", expect = FORBIDDEN, desc = "a size the ring never held")
+  @State
+  public static class Size {
+    private final TaskRing ring = new TaskRing(4);
+    private final TaskRing.Taken t = new TaskRing.Taken();
+
+    @Actor
+    public void passThrough() {
+      for (int i = 0; i < 3; i++) {
+        ring.offer(ONE, 101);
+        ring.poll(t);
+      }
+    }
+
+    @Actor
+    public void reader(II_Result r) {
+      r.r1 = ring.size();
+      r.r2 = ring.size();
     }
   }
 }

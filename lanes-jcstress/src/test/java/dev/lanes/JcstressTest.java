@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class JcstressTest {
   private static final List<String> TESTS = List.of("CancelInterruptStress", "RingStress.Producers",
-      "RingStress.Consumers", "RingStress.HandOff",
+      "RingStress.Consumers", "RingStress.HandOff", "RingStress.Size",
       "IdleWakeStress", "WakeAllStress", "TakeOrKillStress",
       "AdmissionStress.OneSlotTwoSubmitters", "AdmissionStress.ReleaseRacesAdmit",
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress");
