@@ -261,10 +261,12 @@ final class Goals {
     // The lane's queue preallocates 16 bytes per slot (sequence, task, stamp) when it is built,
     // which a heap delta taken after the build does not see: count one slot per queued task.
     double total = bytes + PREALLOCATED_PER_SLOT;
+    // A heap delta of a fraction of a byte either way is noise around none: print it as 0, not -0.
+    double shown = Math.round(bytes) == 0 ? 0 : bytes;
     return new Judgement(
         goal,
         String.format(Locale.ROOT, "%.0f bytes (%.0f allocated per task + %d preallocated per"
-            + " queue slot)", total, bytes, PREALLOCATED_PER_SLOT),
+            + " queue slot)", total, shown, PREALLOCATED_PER_SLOT),
         total <= 56 ? Verdict.MET : Verdict.MISSED,
         "heap delta over 100,000 queued tasks, plus the queue's slot; the queue rounds its slots"
             + " up to a power of two, so a lane sized for its load holds 1–2 slots per task");

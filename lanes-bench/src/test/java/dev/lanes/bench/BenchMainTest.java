@@ -8,7 +8,10 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.function.DoubleFunction;
 import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.annotations.Mode;
 
 /** The runner's command line and plans; JMH itself is never started here. */
 class BenchMainTest {
@@ -126,9 +129,9 @@ class BenchMainTest {
   void goalsJudgeCpuPerTaskAgainstTheArrayQueuePool() {
     java.util.function.BiFunction<String, Double, Row> row = (executor, cpu) -> new Row(
         "throughput", "throughput", "ThroughputBenchmark.batch",
-        java.util.Map.of("executor", executor, "cap", "2"),
-        org.openjdk.jmh.annotations.Mode.Throughput, 1e6, 1e4, "ops/s", 0, 0, 0,
-        java.util.Map.of(CpuTimeProfiler.KEY, cpu));
+        Map.of("executor", executor, "cap", "2"),
+        Mode.Throughput, 1e6, 1e4, "ops/s", 0, 0, 0,
+        Map.of(CpuTimeProfiler.KEY, cpu));
     List<Goals.Judgement> met = Goals.judge(List.of(row.apply("lanes", 140.0), row.apply("tpe-abq", 100.0)));
     List<Goals.Judgement> missed = Goals.judge(List.of(row.apply("lanes", 160.0), row.apply("tpe-abq", 100.0)));
     assertThat(cpuGoal(met).verdict()).isEqualTo(Goals.Verdict.MET);
@@ -140,14 +143,14 @@ class BenchMainTest {
   void goalsJudgeTheBaselinesErrorBarsAgainstTenPercent() {
     java.util.function.BiFunction<String, Double, Row> row = (executor, error) -> new Row(
         "throughput", "throughput", "ThroughputBenchmark.batch",
-        java.util.Map.of("executor", executor, "cap", "2"),
-        org.openjdk.jmh.annotations.Mode.Throughput, 1e6, error, "ops/s", 0, 0, 0,
-        java.util.Map.of());
+        Map.of("executor", executor, "cap", "2"),
+        Mode.Throughput, 1e6, error, "ops/s", 0, 0, 0,
+        Map.of());
     Row scalingLbq = new Row(
         "scaling-producers", "scaling", "ScalingBenchmark.producers100k",
-        java.util.Map.of("executor", "tpe-lbq", "cap", "2", "producers", "4"),
-        org.openjdk.jmh.annotations.Mode.Throughput, 2e6, 2.4e5, "ops/s", 0, 0, 0,
-        java.util.Map.of());
+        Map.of("executor", "tpe-lbq", "cap", "2", "producers", "4"),
+        Mode.Throughput, 2e6, 2.4e5, "ops/s", 0, 0, 0,
+        Map.of());
     List<Goals.Judgement> js =
         Goals.judge(List.of(row.apply("tpe-abq", 1e5), row.apply("micrometer", 1.01e5),
             row.apply("tpe-lbq", 5e4), scalingLbq));
@@ -161,6 +164,21 @@ class BenchMainTest {
     assertThat(lbq.verdict()).isEqualTo(Goals.Verdict.MISSED);
     assertThat(lbq.measured()).startsWith("± 12.0 %");
     assertThat(lbq.note()).contains("scaling-producers", "producers=4");
+  }
+
+  @Test
+  void goalsPrintAHeapDeltaOfAFractionOfAByteAsNoneAndCountTheSlot() {
+    DoubleFunction<Row> memory = bytes -> new Row(
+        "memory", "memory", "MemoryBenchmark.queued",
+        Map.of("executor", "lanes-virtual"),
+        Mode.SingleShotTime, 1, 0, "s/op", 0, 0, 0,
+        Map.of("bytesPerQueuedTask", bytes));
+    Goals.Judgement small = goal(Goals.judge(List.of(memory.apply(-0.3))), "memory per queued");
+    assertThat(small.measured()).startsWith("16 bytes (0 allocated per task + 16 preallocated");
+    assertThat(small.verdict()).isEqualTo(Goals.Verdict.MET);
+    Goals.Judgement big = goal(Goals.judge(List.of(memory.apply(48.0))), "memory per queued");
+    assertThat(big.measured()).startsWith("64 bytes (48 allocated per task");
+    assertThat(big.verdict()).isEqualTo(Goals.Verdict.MISSED);
   }
 
   private static Goals.Judgement goal(List<Goals.Judgement> js, String prefix) {
