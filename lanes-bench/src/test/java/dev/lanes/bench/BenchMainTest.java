@@ -76,7 +76,12 @@ class BenchMainTest {
             "throughput", "throughput-cap64", "scaling-tasks", "scaling-producers", "health");
     for (BenchRun run : BenchPlan.full()) {
       assertThat(run.iterations()).as(run.id()).isNotNull();
-      int forks = run.id().equals("throughput-cap64") ? 10 : tiny.contains(run.id()) ? 6 : 3;
+      int forks = switch (run.id()) {
+        case "throughput-cap64" -> 16;
+        case "throughput", "scaling-tasks" -> 10;
+        case "scaling-producers", "health" -> 6;
+        default -> 3;
+      };
       assertThat(run.iterations().forks()).as(run.id()).isEqualTo(forks);
       if (tiny.contains(run.id())) {
         assertThat(run.iterations().measurements()).as(run.id()).isEqualTo(10);
@@ -103,7 +108,8 @@ class BenchMainTest {
     BenchMain.run(new String[] {"--help"}, new PrintStream(bytes, true, "UTF-8"));
     String text = bytes.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
     assertThat(text).contains("at least " + quick + " minutes",
-        "6 forks of 10 one-second iterations", "10 for throughput-cap64",
+        "10 forks of 10 one-second iterations for throughput and scaling-tasks",
+        "6 for scaling-producers and health", "16 for throughput-cap64",
         "3 forks of 2-second iterations",
         "at least " + full + " minutes", "CPU ns/task");
     System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations%n", quick, full);
@@ -120,7 +126,8 @@ class BenchMainTest {
         .replaceAll("\\s+", " ");
     assertThat(root).contains(range);
     assertThat(bench).contains(range,
-        BenchPlan.FULL_TINY_FORKS + " forks of 10 one-second iterations",
+        BenchPlan.FULL_NOISY_FORKS + " forks of 10 one-second iterations",
+        BenchPlan.FULL_TINY_FORKS + " such forks for `scaling-producers` and `health`",
         "with " + BenchPlan.FULL_CAP64_FORKS + " such forks for `throughput-cap64`",
         BenchPlan.FULL_FORKS + " forks of 2-second iterations for `handoff` and `work`");
   }
