@@ -78,8 +78,8 @@ class BenchMainTest {
       assertThat(run.iterations()).as(run.id()).isNotNull();
       int forks = switch (run.id()) {
         case "throughput-cap64" -> 16;
-        case "throughput", "scaling-tasks" -> 10;
-        case "scaling-producers", "health" -> 6;
+        case "throughput", "scaling-tasks", "scaling-producers" -> 10;
+        case "health" -> 6;
         default -> 3;
       };
       assertThat(run.iterations().forks()).as(run.id()).isEqualTo(forks);
@@ -108,8 +108,8 @@ class BenchMainTest {
     BenchMain.run(new String[] {"--help"}, new PrintStream(bytes, true, "UTF-8"));
     String text = bytes.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
     assertThat(text).contains("at least " + quick + " minutes",
-        "10 forks of 10 one-second iterations for throughput and scaling-tasks",
-        "6 for scaling-producers and health", "16 for throughput-cap64",
+        "10 forks of 10 one-second iterations for throughput and both scaling suites",
+        "6 for health", "16 for throughput-cap64",
         "3 forks of 2-second iterations",
         "at least " + full + " minutes", "CPU ns/task");
     System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations%n", quick, full);
@@ -127,7 +127,7 @@ class BenchMainTest {
     assertThat(root).contains(range);
     assertThat(bench).contains(range,
         BenchPlan.FULL_NOISY_FORKS + " forks of 10 one-second iterations",
-        BenchPlan.FULL_TINY_FORKS + " such forks for `scaling-producers` and `health`",
+        BenchPlan.FULL_TINY_FORKS + " such forks for `health`",
         "with " + BenchPlan.FULL_CAP64_FORKS + " such forks for `throughput-cap64`",
         BenchPlan.FULL_FORKS + " forks of 2-second iterations for `handoff` and `work`");
   }
