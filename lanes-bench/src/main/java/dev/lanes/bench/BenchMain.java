@@ -39,9 +39,9 @@ public final class BenchMain {
         --quick            a short pass (1 fork, 1-second iterations, fewer executors in the
                            scaling, memory and work suites; at least %d minutes of iterations)
         (no --quick)       the full run (%d forks of 10 one-second iterations for throughput
-                           and both scaling suites, %d for health, %d for
-                           throughput-cap64, %d forks of 2-second iterations for handoff and
-                           work; at least %d minutes of iterations, plus a JVM start per fork)
+                           and both scaling suites, %d for health, %d for throughput-cap64,
+                           %d forks of 2-second iterations for handoff and work; at least %d
+                           minutes of iterations, plus a JVM start per fork)
         --only SUITES      comma-separated suites to run: %s
         --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
                            baseline): %s
@@ -245,7 +245,8 @@ public final class BenchMain {
     s.append("- load average (1, 5, 15 min) at start: ").append(loadAtStart)
         .append("; at end: ").append(loadAverage()).append('\n');
     s.append("- JMH: ").append(args.quick() ? "1 fork per benchmark"
-            : BenchPlan.FULL_NOISY_FORKS + " forks × 10 × 1 s (throughput, scaling-tasks, scaling-producers; "
+            : BenchPlan.FULL_NOISY_FORKS
+                + " forks × 10 × 1 s (throughput, scaling-tasks, scaling-producers; "
                 + BenchPlan.FULL_TINY_FORKS + " for health; "
                 + BenchPlan.FULL_CAP64_FORKS + " for throughput-cap64) or "
                 + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (handoff, work)")

@@ -24,23 +24,23 @@ import java.util.stream.Stream;
  *
  * <p>The tiny-task throughput suites ({@code throughput}, {@code throughput-cap64}, both halves of
  * {@code scaling}, {@code health}) run 10 one-second iterations per fork. On a shared 2-core
- * machine their baselines vary from iteration to iteration (sd 10–20 % of the mean at 1 s) and
- * from fork to fork (4–17 %, one fork sometimes a third slower than the rest), and have rare
- * iterations 2–4× faster than the rest (e.g. {@code tpe-abq} at 30 M tasks/s in one 2-second
- * iteration, 7–10 M in the others). JMH's 99.9 % error half-width is {@code t × sd / √n} over all
- * iterations: 4.14 × sd / √15 ≈ 1.07 sd for 3 forks of 5, 3.46 × sd / √60 ≈ 0.45 sd for 6 forks of
- * 10, 3.39 × sd / √100 ≈ 0.34 sd for 10 forks of 10, and more forks dilute a slow one. In the
- * 2026-11-23 10:52 full run with 6 forks, {@code tpe-abq} in {@code throughput} (fork means
- * 6.99–9.43 M tasks/s) and {@code tpe-lbq} in the 1,000-task batch of {@code scaling} (4.57–7.91 M)
- * came out at ± 10.9 % and ± 12.2 %, so those two suites run {@link #FULL_NOISY_FORKS} forks; in
- * the 16:26 full run {@code tpe-lbq} at 2 producers in {@code scaling-producers} came out at
- * ± 11.3 % with 6 forks (fork means 5.67–7.60 M), so that suite runs {@link #FULL_NOISY_FORKS}
- * too; {@code health}, whose baseline stayed within ± 10 % with 6, keeps {@link #FULL_TINY_FORKS}. The 10 M-task batch of {@code scaling} takes longer than a second, so
- * its iterations are one batch each. {@code throughput-cap64} runs {@link #FULL_CAP64_FORKS}
- * forks: there {@code r4j-semaphore-vthreads} runs at 40–65 % of its usual rate in some JVMs,
- * steadily within each (4 of 10 in the 10:52 run: 1.63–2.93 against 4.17–4.45 M tasks/s), so only
- * more forks narrow its bar. Suites whose baselines were within ± 10 % with 3 forks of 5 × 2 s
- * (handoff, work) keep that plan.
+ * machine their baselines vary from iteration to iteration (sd 10–20 % of the mean at 1 s) and from
+ * fork to fork (4–17 %, one fork sometimes a third slower than the rest), and have rare iterations
+ * 2–4× faster than the rest (e.g. {@code tpe-abq} at 30 M tasks/s in one 2-second iteration, 7–10 M
+ * in the others). JMH's 99.9 % error half-width is {@code t × sd / √n} over all iterations: 4.14 ×
+ * sd / √15 ≈ 1.07 sd for 3 forks of 5, 3.46 × sd / √60 ≈ 0.45 sd for 6 forks of 10, 3.39 × sd /
+ * √100 ≈ 0.34 sd for 10 forks of 10, and more forks dilute a slow one. In the 2026-11-23 10:52 full
+ * run with 6 forks, {@code tpe-abq} in {@code throughput} (fork means 6.99–9.43 M tasks/s) and
+ * {@code tpe-lbq} in the 1,000-task batch of {@code scaling} (4.57–7.91 M) came out at ± 10.9 % and
+ * ± 12.2 %, so those two suites run {@link #FULL_NOISY_FORKS} forks; in the 16:26 full run {@code
+ * tpe-lbq} at 2 producers in {@code scaling-producers} came out at ± 11.3 % with 6 forks (fork
+ * means 5.67–7.60 M), so that suite runs {@link #FULL_NOISY_FORKS} too; {@code health}, whose
+ * baseline stayed within ± 10 % with 6, keeps {@link #FULL_TINY_FORKS}. The 10 M-task batch of
+ * {@code scaling} takes longer than a second, so its iterations are one batch each. {@code
+ * throughput-cap64} runs {@link #FULL_CAP64_FORKS} forks: there {@code r4j-semaphore-vthreads} runs
+ * at 40–65 % of its usual rate in some JVMs, steadily within each (4 of 10 in the 10:52 run:
+ * 1.63–2.93 against 4.17–4.45 M tasks/s), so only more forks narrow its bar. Suites whose baselines
+ * were within ± 10 % with 3 forks of 5 × 2 s (handoff, work) keep that plan.
  */
 final class BenchPlan {
 
