@@ -1008,10 +1008,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return pool.liveWorkers.get();
   }
 
-  /** Tasks that started: those that ran to an end, plus those running now. */
+  /**
+   * Tasks that started: those that ran to an end, plus those running now. Running is read first:
+   * a worker records a task's end before it clears its busy flag, so a task that ends between the
+   * two reads is still counted (read the other way round it was in neither). Such a task may be
+   * counted twice, so the figure can run ahead by at most the tasks ending during the call.
+   */
   long startedCount() {
+    int running = running();
     long[] oc = timings.outcomes();
-    return oc[0] + oc[1] + oc[2] + running();
+    return oc[0] + oc[1] + oc[2] + running;
   }
 
   long rejectedCount() {
@@ -1039,11 +1045,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public LaneStats stats() {
     long now = ticker.read();
+    int running = running(); // before the ended counts: see startedCount()
     long[] oc = new long[3];
     Timings[] t = timings.read(now, oc);
     EnumMap<TaskOutcome, Long> ended = new EnumMap<>(TaskOutcome.class);
     rejected.forEach((r, a) -> ended.put(r, a.sum()));
-    int running = running();
     ended.put(TaskOutcome.COMPLETED, oc[0] + outcomeCorrections[0].sum());
     ended.put(TaskOutcome.FAILED, oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum());
     ended.put(TaskOutcome.CANCELLED,
