@@ -42,9 +42,11 @@ import java.util.function.Consumer;
  *       at most {@code concurrency + queueCapacity}: a task is accepted when the count has room,
  *       whatever the workers are doing at that instant. Admissions and releases are counted
  *       apart (submitters CAS one cell, each worker adds to its own tally), so no counter is
- *       written by both sides per task. The ring is sized {@code queueCapacity + concurrency} (as built,
- *       rounded up to a power of two), so an admitted task finds a place unless dead entries fill
- *       the spare room, which a submitter then clears ({@link #compact}). Whoever ends an
+ *       written by both sides per task. The ring's array is sized {@code queueCapacity +
+ *       concurrency} as built (rounded up to a power of two); an admitted task that finds no slot
+ *       in it (the concurrency was raised, dead entries hold slots, a consumer was descheduled
+ *       mid-take) goes to the ring's overflow, so the lane's room is its admission limit for its
+ *       current concurrency, never the array's size. Whoever ends an
  *       admitted task gives its slot back ({@link #releaseSlot}); a caller-run task never held
  *       one. Callers blocked by the block-caller policy wait on {@code roomFreed}, signalled only
  *       while one waits.
@@ -140,9 +142,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * one away first.
    */
   final AtomicInteger deadEntries = new AtomicInteger();
-  /** Tasks that never entered the ring: refused at submission, or run by their caller. */
+  /** Tasks that never entered the ring (refused at submission, or run by their caller): ids. */
   private final AtomicLong outsideRing = new AtomicLong();
-  /** Entries appended a second time (a compaction's move, a compensation thread's give-back). */
+  /** Tasks run by their caller (caller-runs policy). */
+  private final LongAdder callerRan = new LongAdder();
+  /**
+   * Tasks refused at submission, by reason: each is counted submitted and ended by this one
+   * count, so no snapshot sees one without the other.
+   */
+  private final EnumMap<TaskOutcome, LongAdder> refused = new EnumMap<>(TaskOutcome.class);
+  /** Entries appended a second time (a compensation thread's give-back). */
   final LongAdder reappended = new LongAdder();
   private final long createdNanos;
 
@@ -210,6 +219,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     for (TaskOutcome o : TaskOutcome.values()) {
       if (o.isRejection()) {
         rejected.put(o, new LongAdder());
+        refused.put(o, new LongAdder());
       }
     }
     this.createdNanos = ticker.read();
@@ -318,6 +328,38 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     accept(label, task, null, task);
   }
 
+  /**
+   * {@inheritDoc} Every element is checked before any is submitted: a null one throws {@code
+   * NullPointerException} and nothing reaches the lane.
+   */
+  @Override
+  public <T> List<java.util.concurrent.Future<T>> invokeAll(
+      java.util.Collection<? extends Callable<T>> tasks) throws InterruptedException {
+    return super.invokeAll(requireNoNull(tasks));
+  }
+
+  /**
+   * {@inheritDoc} Every element is checked before any is submitted: a null one throws {@code
+   * NullPointerException} and nothing reaches the lane.
+   */
+  @Override
+  public <T> List<java.util.concurrent.Future<T>> invokeAll(
+      java.util.Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+      throws InterruptedException {
+    return super.invokeAll(requireNoNull(tasks), timeout, unit);
+  }
+
+  private <C extends java.util.Collection<?>> C requireNoNull(C tasks) {
+    Objects.requireNonNull(tasks, "tasks");
+    for (Object t : tasks) {
+      if (t == null) {
+        throw new NullPointerException(
+            "lane \"" + name + "\": a task given to invokeAll/invokeAny is null; nothing was submitted");
+      }
+    }
+    return tasks;
+  }
+
   /** Futures of {@code invokeAll} are lanes' own, so they are counted and cancelled like any. */
   @Override
   protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
@@ -353,7 +395,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, boolean timed, long nanos)
       throws InterruptedException, java.util.concurrent.ExecutionException,
           java.util.concurrent.TimeoutException {
-    if (tasks.isEmpty()) {
+    if (requireNoNull(tasks).isEmpty()) {
       throw new IllegalArgumentException("lane \"" + name + "\": invokeAny needs at least one task");
     }
     long deadline = System.nanoTime() + nanos;
@@ -362,7 +404,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     List<CompletableFuture<T>> futures = new ArrayList<>(tasks.size());
     try {
       for (Callable<T> task : tasks) {
-        CompletableFuture<T> f = submit(Objects.requireNonNull(task, "task"));
+        CompletableFuture<T> f = submit(task);
         futures.add(f);
         f.whenComplete((r, e) -> done.add(f));
       }
@@ -436,10 +478,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
     if (future == null && label.isEmpty() && decorator == TaskDecorator.NONE
-        && !(run instanceof CompletableFuture.AsynchronousCompletionTask)) {
+        && !(run instanceof CompletableFuture.AsynchronousCompletionTask)
+        && !(run instanceof LaneFuture<?>)) { // a ring entry that is a LaneFuture is its envelope
       long now = ticker.read();
       boolean shed = shedTargetNanos != 0 && shedding(now);
-      if (runState == RUNNING && !shed && tryAdmit() && append(run, now) >= 0) {
+      if (runState == RUNNING && !shed && tryAdmit()) {
+        append(run, now);
         afterAppend(run);
         return;
       }
@@ -465,7 +509,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       e.timed = timed;
     }
     boolean shed = shedTargetNanos != 0 && shedding(e.acceptedNanos);
-    if (runState == RUNNING && !shed && tryAdmit() && append(e, e.acceptedNanos) >= 0) {
+    if (runState == RUNNING && !shed && tryAdmit()) {
+      append(e, e.acceptedNanos);
       afterAppend(e);
       return;
     }
@@ -478,11 +523,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   private void acceptSlowly(LaneFuture<?> t, boolean shed) {
     if (runState != RUNNING) {
-      t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
       reject(t, TaskOutcome.SHUTDOWN);
     }
     if (shed) {
-      t.id = -outsideRing.incrementAndGet();
       reject(t, TaskOutcome.SHED);
     }
     if (overflow(t)) {
@@ -491,58 +534,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
-   * Appends an admitted entry (its slot already taken); returns its position, or -1 with the slot
-   * given back if the ring has no physical room even after dropping dead entries (only on a lane
-   * whose concurrency was raised above the one it was built with).
+   * Appends an admitted entry (its slot already taken). It always finds a place: the ring's
+   * overflow takes what its array cannot (see {@link TaskRing}), and admission bounds both.
    */
-  private long append(Object entry, long stamp) {
-    for (int attempt = 0; ; attempt++) {
-      long pos = ring.offer(entry, stamp);
-      if (pos >= 0) {
-        return pos;
-      }
-      if (deadEntries.get() <= 0 || attempt > 2 || !compact()) {
-        releaseSlot();
-        return -1;
-      }
-    }
-  }
-
-  /**
-   * Makes room in a ring that dead entries have filled (cancelled or claimed tasks that no worker
-   * has reached, because every worker is busy): moves entries from the head to the tail, dropping
-   * the dead ones, until one dead entry is gone. The live entries moved keep their order among
-   * themselves; a task appended meanwhile by another submitter may land between them. Rare: it
-   * needs as many dead entries as the ring has spare slots. Returns true if it dropped one.
-   */
-  boolean compact() {
-    TaskRing.Taken tk = new TaskRing.Taken();
-    int moves = ring.capacity();
-    for (int i = 0; i < moves; i++) {
-      Object x = ring.poll(tk);
-      if (x == null) {
-        return true; // emptied meanwhile: there is room
-      }
-      if (x instanceof LaneFuture<?> e && e.taskState() != LaneFuture.QUEUED) {
-        deadEntries.decrementAndGet();
-        return true;
-      }
-      if (ring.offer(x, tk.stamp) < 0) {
-        // Another submitter took the freed slot: x has its admission slot, so put it back
-        // wherever there is room as soon as there is (a worker frees one).
-        while (ring.offer(x, tk.stamp) < 0) {
-          Thread.onSpinWait();
-        }
-      }
-      reappended.increment();
-      if (runState != RUNNING) {
-        // x was out of the ring for a moment: a lane that shut down meanwhile must still run it
-        // (shutdown) or end it (shutdownNow), as for any late append.
-        appendedDuringShutdown(null);
-        return true;
-      }
-    }
-    return false;
+  private void append(Object entry, long stamp) {
+    ring.append(entry, stamp);
   }
 
   /**
@@ -555,6 +551,23 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       appendedDuringShutdown(entry);
       return;
     }
+    wakeOrStart();
+  }
+
+  /**
+   * After a task went back into the ring (a compensation thread that could not start or died
+   * first): as {@link #afterAppend}, but nobody submitted it now, so nobody is told by an
+   * exception: a lane that stopped meanwhile ends it through its future like any it took back.
+   */
+  void afterGiveBack() {
+    if (runState != RUNNING) {
+      appendedDuringShutdown(null);
+      return;
+    }
+    wakeOrStart();
+  }
+
+  private void wakeOrStart() {
     if (elastic) {
       if (!ring.wakeIdle()) {
         pool.dispatch();
@@ -583,20 +596,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (e == null) {
         continue; // a dead entry
       }
-      releaseSlot();
-      rejected.get(TaskOutcome.SHUTDOWN).increment();
-      if (x == entry) {
-        mine = true; // the caller hears of it below
-      } else {
-        LaneRejectedException ex = new LaneRejectedException(
-            name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
-        if (e.handedOut) {
-          e.fail(ex);
-        } else {
-          endForeign(e, ex);
-        }
-      }
-      publish(e, "", -1, ticker.read(), -1, TaskOutcome.SHUTDOWN);
+      mine |= x == entry; // the caller hears of its own task below, by an exception
+      endQueued(e, TaskOutcome.SHUTDOWN, true, x != entry);
     }
     tryTerminate();
     if (mine) {
@@ -653,11 +654,28 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
-   * Every submission: entries the ring took (less second appends of the same task) plus tasks
-   * that never entered it. No counter of its own on the hot path.
+   * Every submission: entries the ring took (less second appends of the same task), tasks run by
+   * their caller, and tasks refused at submission. No counter of its own on the hot path.
    */
   long submittedCount() {
-    return ring.appended() - reappended.sum() + outsideRing.get();
+    return enteredCount() + sum(refused);
+  }
+
+  /** Tasks that entered the ring (less second appends) or ran on their caller. */
+  private long enteredCount() {
+    // A give-back counts its second append after making it, and this reads that count before
+    // the ring's: a give-back in between can add one for a moment, never take one away (the
+    // books' order in stats() needs a count that is never behind).
+    long again = reappended.sum();
+    return ring.appended() - again + callerRan.sum();
+  }
+
+  private static long sum(EnumMap<TaskOutcome, LongAdder> counts) {
+    long n = 0;
+    for (LongAdder a : counts.values()) {
+      n += a.sum();
+    }
+    return n;
   }
 
   /**
@@ -719,9 +737,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
   }
 
-  /** Appends an admitted envelope; false (slot given back) if the ring has no room. */
-  private boolean enqueue(LaneFuture<?> t) {
-    return append(t, t.acceptedNanos) >= 0;
+  /** Appends an admitted envelope. */
+  private void enqueue(LaneFuture<?> t) {
+    append(t, t.acceptedNanos);
   }
 
   /** Gives back the slot of a task that ended or left the queue for good. */
@@ -752,49 +770,63 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private boolean overflow(LaneFuture<?> t) {
     switch (overflow.kind()) {
       case REJECT -> {
-        t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
         reject(t, TaskOutcome.QUEUE_FULL);
       }
       case CALLER_RUNS -> {
         t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+        callerRan.increment(); // submitted: before it can start
         Worker.runTask(this, null, t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
         if (!awaitRoom(t, overflow.timeout().toNanos())) {
-          t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
           reject(t, runState != RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
         }
       }
       case DISCARD_OLDEST -> {
         TaskRing.Taken tk = new TaskRing.Taken();
-        for (; ; ) {
+        for (int idle = 0; ; ) {
           if (runState != RUNNING) {
-            t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
             reject(t, TaskOutcome.SHUTDOWN);
           }
           if (tryAdmit()) {
-            if (enqueue(t)) {
-              break;
-            }
-            continue;
+            enqueue(t);
+            break;
           }
           Object x = ring.poll(tk);
           LaneFuture<?> victim = x == null ? null : ownedEnvelope(x, tk);
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile
             dropped(victim, TaskOutcome.DISCARDED_OLDEST);
-            if (ring.offer(t, t.acceptedNanos) >= 0) {
-              break;
-            }
-            releaseSlot();
+            enqueue(t);
+            break;
           } else if (x == null) {
-            Thread.onSpinWait(); // every slot is a running task or one being queued: brief
+            if (running() >= admissionLimit()) {
+              // Every slot is a running task (the concurrency was lowered below them): there is
+              // nothing queued to discard, so this task is refused like any on a full lane.
+              reject(t, TaskOutcome.QUEUE_FULL);
+            }
+            backOff(idle++); // a slot is in a submitter's or a worker's hand: brief, but not spun on
           }
         }
       }
     }
     return true;
+  }
+
+  /**
+   * Waits a little before a retry, longer each time: spins, then yields, then parks up to 1 ms, so
+   * a submitter waiting for another thread's few instructions costs no core.
+   */
+  static void backOff(int attempt) {
+    if (attempt < 16) {
+      Thread.onSpinWait();
+    } else if (attempt < 32) {
+      Thread.yield();
+    } else {
+      java.util.concurrent.locks.LockSupport.parkNanos(
+          TimeUnit.MICROSECONDS.toNanos(Math.min(1_000, 1L << Math.min(10, attempt - 32))));
+    }
   }
 
   /** Block-caller: waits up to {@code nanos} for room; true once {@code t} is queued. */
@@ -807,7 +839,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           if (runState != RUNNING) {
             return false;
           }
-          if (tryAdmit() && enqueue(t)) {
+          if (tryAdmit()) {
+            t.acceptedNanos = ticker.read(); // its wait in the queue starts now, not when it came
+            enqueue(t);
             return true;
           }
           if (nanos <= 0) {
@@ -827,24 +861,63 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   private void reject(LaneFuture<?> t, TaskOutcome reason) {
-    rejected.get(reason).increment();
+    t.refuse(); // never accepted: a later cancel of its future touches no books
+    t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+    refused.get(reason).increment(); // submitted and ended in one count (see stats())
     publish(t, "", -1, ticker.read(), -1, reason);
     throw new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
   }
 
-  /**
-   * A queued task that will never run (its slot is the caller's to give back or pass on): count
-   * it, end its future visibly, record it.
-   */
+  /** Discard-oldest's victim: its slot passes to the task that displaced it. */
   private void dropped(LaneFuture<?> victim, TaskOutcome reason) {
-    rejected.get(reason).increment();
-    if (victim.handedOut) {
-      victim.cancel(false);
-    } else {
-      endForeign(victim, new LaneRejectedException(
-          name, reason, queueCapacity, queuedCount(), running()));
+    endQueued(victim, reason, false, true);
+  }
+
+  /**
+   * The one way an accepted task that will never run ends — cancelled while queued, returned by
+   * {@code shutdownNow}, dropped by discard-oldest, taken back after a shutdown-now raced its
+   * submission, failed to break a deadlock, or left without a thread: the caller owns it (its CAS
+   * took it out of QUEUED, or took its plain entry from the ring). In this order: its slot is given
+   * back (unless {@code giveSlotBack} is false: it passes to another task), it is counted once
+   * under {@code outcome}, its future is ended (unless {@code endFuture} is false: its submitter
+   * hears of it by an exception), and its record is published. Counting before the future ends
+   * means whoever sees the future done sees the task counted.
+   */
+  void endQueued(LaneFuture<?> t, TaskOutcome outcome, boolean giveSlotBack, boolean endFuture) {
+    if (giveSlotBack) {
+      releaseSlot();
     }
-    publish(victim, "", -1, ticker.read(), -1, reason);
+    switch (outcome) {
+      case RETURNED -> returned.increment();
+      case CANCELLED -> cancelledWhileQueued.increment();
+      default -> rejected.get(outcome).increment();
+    }
+    if (endFuture) {
+      switch (outcome) {
+        case CANCELLED -> { } // its future was cancelled: that is how it got here
+        case RETURNED -> {
+          if (t.handedOut) {
+            t.cancel(false); // no longer queued, so not counted again as cancelled
+          } else {
+            ForeignFutures.cancel(t.source);
+          }
+        }
+        default -> {
+          if (t.handedOut && outcome == TaskOutcome.DISCARDED_OLDEST) {
+            t.cancel(false);
+          } else {
+            LaneRejectedException why = new LaneRejectedException(
+                name, outcome, queueCapacity, queuedCount(), running());
+            if (t.handedOut) {
+              t.fail(why);
+            } else {
+              endForeign(t, why);
+            }
+          }
+        }
+      }
+    }
+    publish(t, "", -1, ticker.read(), -1, outcome);
   }
 
   /**
@@ -861,9 +934,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
   void cancelledWhileQueued(LaneFuture<?> t) {
     deadEntries.incrementAndGet();
-    releaseSlot();
-    cancelledWhileQueued.increment();
-    publish(t, "", -1, ticker.read(), -1, TaskOutcome.CANCELLED);
+    endQueued(t, TaskOutcome.CANCELLED, true, true);
     if (runState >= SHUTDOWN) {
       tryTerminate();
     }
@@ -1008,24 +1079,13 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return pool.liveWorkers.get();
   }
 
-  /**
-   * Tasks that started: those that ran to an end, plus those running now. Running is read first:
-   * a worker records a task's end before it clears its busy flag, so a task that ends between the
-   * two reads is still counted (read the other way round it was in neither). Such a task may be
-   * counted twice, so the figure can run ahead by at most the tasks ending during the call.
-   */
+  /** Tasks that started, ever (on a worker, or on a caller by caller-runs). */
   long startedCount() {
-    int running = running();
-    long[] oc = timings.outcomes();
-    return oc[0] + oc[1] + oc[2] + running;
+    return timings.started();
   }
 
   long rejectedCount() {
-    long n = 0;
-    for (LongAdder a : rejected.values()) {
-      n += a.sum();
-    }
-    return n;
+    return sum(refused) + sum(rejected);
   }
 
   /**
@@ -1042,20 +1102,62 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return timings.sums();
   }
 
+  /**
+   * A snapshot whose books balance: {@code submitted = Σ ended + queued + running}, with {@code
+   * started ≤ submitted}, {@code queued ≥ 0} and {@code running ≥ 0}, however busy the lane.
+   *
+   * <p>A task refused at submission is submitted and ended in one count ({@code refused}), read
+   * once. Every other count only grows, and a task is counted entered (the ring, or its caller)
+   * before it can start or end, and started before it ends. So those counts are read in the order
+   * a task moves through them — entries ({@code e0}), the ends of queued tasks that never ran,
+   * the drain (ends of tasks that ran, each tally's starts just after it), the other starts,
+   * entries again ({@code e3}) — and {@code running} and {@code queued} are derived from them
+   * instead of read beside them: {@code running = started − ended that ran}, {@code queued =
+   * entered − started − ended from the queue}. Each read later counts at least what an earlier
+   * one implies, so neither goes below 0. {@code entered} is a value its count held during the
+   * call, in {@code [e0, e3]}: the one that keeps {@code queued} within the room left beside the
+   * running tasks (tasks submitted while the snapshot was read are left to the next one).
+   */
   @Override
   public LaneStats stats() {
     long now = ticker.read();
-    int running = running(); // before the ended counts: see startedCount()
-    long[] oc = new long[3];
-    Timings[] t = timings.read(now, oc);
+    long e0 = enteredCount();
     EnumMap<TaskOutcome, Long> ended = new EnumMap<>(TaskOutcome.class);
-    rejected.forEach((r, a) -> ended.put(r, a.sum()));
-    ended.put(TaskOutcome.COMPLETED, oc[0] + outcomeCorrections[0].sum());
-    ended.put(TaskOutcome.FAILED, oc[1] + outcomeCorrections[1].sum() + failedElsewhere.sum());
-    ended.put(TaskOutcome.CANCELLED,
-        oc[2] + outcomeCorrections[2].sum() + cancelledWhileQueued.sum());
-    ended.put(TaskOutcome.RETURNED, returned.sum());
-    long started = oc[0] + oc[1] + oc[2] + running;
+    long refusedNow = 0;
+    long endedFromQueue = 0;
+    for (var e : rejected.entrySet()) {
+      long atSubmission = refused.get(e.getKey()).sum();
+      long fromQueue = e.getValue().sum();
+      ended.put(e.getKey(), atSubmission + fromQueue);
+      refusedNow += atSubmission;
+      endedFromQueue += fromQueue;
+    }
+    long cancelledQueued = cancelledWhileQueued.sum();
+    long returnedNow = returned.sum();
+    endedFromQueue += cancelledQueued + returnedNow;
+    // A correction moves one task between outcomes: CANCELLED gains after the other loses, so it
+    // is read first and the sum is never ahead.
+    long corrCancelled = outcomeCorrections[2].sum();
+    long corrCompleted = outcomeCorrections[0].sum();
+    long corrFailed = outcomeCorrections[1].sum();
+    long abandoned = failedElsewhere.sum();
+    long[] oc = new long[4];
+    Timings[] t = timings.read(now, oc);
+    long started = oc[3];
+    long e3 = enteredCount();
+    long completed = oc[0] + corrCompleted;
+    long failed = oc[1] + corrFailed + abandoned;
+    long cancelledRan = oc[2] + corrCancelled;
+    ended.put(TaskOutcome.COMPLETED, completed);
+    ended.put(TaskOutcome.FAILED, failed);
+    ended.put(TaskOutcome.CANCELLED, cancelledRan + cancelledQueued);
+    ended.put(TaskOutcome.RETURNED, returnedNow);
+    long endedRan = completed + failed + cancelledRan;
+    int running = (int) Math.max(0, started - endedRan);
+    long room = Math.max(0, (long) admissionLimit() - running);
+    long entered = Math.max(e0, Math.min(e3, started + endedFromQueue + room));
+    int queued = (int) Math.max(0, entered - started - endedFromQueue);
+    long submitted = entered + refusedNow;
     int rs = runState;
     return new LaneStats(
         name,
@@ -1064,10 +1166,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         rs == TERMINATED,
         health.state(),
         now - createdNanos,
-        submittedCount(),
+        submitted,
         started,
         ended,
-        queuedCount(),
+        queued,
         oldestQueuedNanos(now),
         running,
         elastic ? pool.permits.get() : pool.liveWorkers.get(),
@@ -1170,16 +1272,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   void failClaimed(List<LaneFuture<?>> claimed) {
     for (LaneFuture<?> e : claimed) {
-      releaseSlot();
-      rejected.get(TaskOutcome.DEADLOCK).increment();
-      LaneRejectedException ex = new LaneRejectedException(
-          name, TaskOutcome.DEADLOCK, queueCapacity, queuedCount(), running());
-      if (e.handedOut) {
-        e.fail(ex);
-      } else {
-        endForeign(e, ex);
-      }
-      publish(e, "", -1, ticker.read(), -1, TaskOutcome.DEADLOCK);
+      endQueued(e, TaskOutcome.DEADLOCK, true, true);
     }
     if (runState >= SHUTDOWN) {
       tryTerminate();

@@ -182,6 +182,15 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
     return STATE.compareAndSet(this, QUEUED, DEAD);
   }
 
+  /**
+   * The lane refused this task at submission (it was never accepted): its state leaves QUEUED for
+   * good, so a later {@code cancel} (the JDK's {@code invokeAll} cancels every future when one
+   * is refused) neither gives back a slot it never held nor counts it a second time.
+   */
+  void refuse() {
+    STATE.compareAndSet(this, QUEUED, DEAD);
+  }
+
   /** Back in the ring after a compensation thread could not run it (before it is appended). */
   void backToQueue() {
     state = QUEUED;
@@ -233,11 +242,19 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
    * someone else (e.g. the JDK's {@code ExecutorCompletionService}) completes itself, like a {@code
    * FutureTask}. Does nothing if already done (cancelled). Lanes' record of an executed task just
    * runs it.
+   *
+   * <p>A future the lane accepted runs only on the lane's own path (its state RUNNING on this
+   * thread); a call from anywhere else — the future given back to {@code execute} as a {@code
+   * Runnable}, say — does nothing, like {@code FutureTask.run} on a task another thread runs: the
+   * lane runs the task once and completes the future.
    */
   @Override
   public void run() {
     if (!handedOut) {
       work.run();
+      return;
+    }
+    if (accepted && (state != RUNNING || runner != Thread.currentThread())) {
       return;
     }
     runAndKeep();

@@ -9,10 +9,12 @@ import java.util.Objects;
  * A snapshot of one lane: counts, gauges, and wait / run / CPU distributions since it started and
  * for the most recent stats interval.
  *
- * <p>Counts are exact, but read one after another, so under concurrent submission a snapshot can
- * be off by the tasks in flight between the reads; once the lane is quiet the books balance:
- * {@code submitted = ended() + queued + running}, where every ended task is counted under exactly
- * one {@link TaskOutcome}.
+ * <p>The books balance in every snapshot, however busy the lane: {@code submitted = endedTotal()
+ * + queued + running}, where every ended task is counted under exactly one {@link TaskOutcome},
+ * and {@code started ≤ submitted}. The counts are read one after another while tasks move, so a
+ * snapshot describes the lane as of the moment its counts were read: a task submitted while they
+ * were read may be left to the next snapshot, and one that started and ended while they were read
+ * may show as running.
  *
  * @param lane name
  * @param kind kind
@@ -23,13 +25,15 @@ import java.util.Objects;
  * @param submitted every call to submit or execute, accepted or not
  * @param started tasks that began running (on a worker, or on the caller by caller-runs)
  * @param ended tasks that ended, by outcome (every outcome present, 0 where none)
- * @param queued tasks waiting now: the queue's length at one instant during the call, however
- *     fast tasks pass through it, less the tasks cancelled while queued (counted just after)
+ * @param queued accepted tasks that have neither started nor ended, as of the snapshot ({@code
+ *     submitted − started −} the tasks that ended without running), never more than the room
+ *     left beside the running ones
  * @param oldestQueuedNanos how long the task at the head of the queue (the one waiting longest)
  *     has waited so far, 0 when the queue is empty: a task still waiting shows here before it
  *     ends and reaches the wait figures, so this is the earliest sign of saturation. Read without
  *     a lock, so approximate under concurrent submission (the head may be taken as it is read)
- * @param running tasks running now
+ * @param running tasks that started and have not ended, as of the snapshot ({@code started −}
+ *     the tasks that ran and ended)
  * @param workers the lane's threads that hold a slot now: a platform lane's threads, a virtual
  *     lane's virtual threads (each holds one of its {@code concurrency} permits)
  * @param concurrency at most this many tasks run at once (a platform lane's threads, a virtual

@@ -67,16 +67,8 @@ final class Lifecycle {
       if (t == null) {
         continue; // a dead entry
       }
-      lane.releaseSlot();
-      lane.returned.increment();
-      if (t.handedOut) {
-        never.add(t);
-        t.cancel(false); // no longer queued, so not counted again as cancelled
-      } else {
-        never.add(t.source);
-        ForeignFutures.cancel(t.source);
-      }
-      lane.publish(t, "", -1, lane.ticker.read(), -1, TaskOutcome.RETURNED);
+      never.add(t.handedOut ? t : t.source);
+      lane.endQueued(t, TaskOutcome.RETURNED, true, true);
     }
     tryTerminate();
     return never;
@@ -123,7 +115,7 @@ final class Lifecycle {
     lock.lock();
     try {
       // Shut down (not now): every accepted task has ended, including one a submitter holds
-      // between its admission and its append, or a compaction holds in its hand.
+      // between its admission and its append.
       if (lane.runState != LaneExecutor.TERMINATED
           && lane.pool.liveWorkers.get() == 0
           && (!lane.elastic || lane.pool.permits.get() == 0)

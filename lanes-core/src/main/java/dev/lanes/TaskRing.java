@@ -27,8 +27,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * item is here or about to be", which is what the idle protocol needs. The ring holds entries, not
  * promises: an entry may be dead (its task was cancelled or claimed while queued; see {@link
  * LaneFuture}), and whoever dequeues a dead entry drops it. Admission (how many tasks a lane holds)
- * is counted by the lane, not here; the ring only has to have room for every admitted task plus
- * dead entries, see {@link LaneExecutor}.
+ * is counted by the lane, not here.
+ *
+ * <p><b>Overflow.</b> The array is sized when the lane is built ({@code concurrency +
+ * queueCapacity}, rounded up to a power of two), but a lane may hold more entries than that:
+ * its concurrency may have been raised since, dead entries may take slots, and a consumer
+ * descheduled between its CAS on {@code head} and its release of the slot keeps that slot from
+ * the next lap however much room the lane has. The lane's admission bounds the entries, not the
+ * array, so {@link #append} never refuses: an entry that finds its slot of the lap taken goes to
+ * an unbounded linked overflow ({@code spill}), and so does every entry appended while the
+ * overflow is not empty, which keeps the order (the array's entries are older than the
+ * overflow's, and consumers take from the array first). {@code spilled} counts entries claimed in
+ * the overflow: a producer adds one (a full fence) before it links the entry, a consumer takes
+ * one away after it unlinked one, so {@code spilled > 0} plays for the overflow the part {@code
+ * tail > head} plays for the array in the idle and permit protocols. Overflow entries are numbered
+ * from {@link #SPILL_BASE} (their own order), so positions stay unique.
  *
  * <p><b>Idle protocol.</b> A worker that finds the ring empty announces itself in {@code idle}
  * (an atomic increment, a full fence) and then re-reads {@code tail}; a producer, after its CAS on
@@ -83,6 +96,21 @@ final class TaskRing {
   }
 
   private final Positions pos = new Positions();
+
+  /** Where the overflow's positions start (far above any the array reaches). */
+  static final long SPILL_BASE = 1L << 62;
+
+  /** An entry in the overflow, with what a slot of the array holds beside it. */
+  private record Spilled(Object item, long stamp, long position) {}
+
+  private final java.util.concurrent.ConcurrentLinkedQueue<Spilled> spill =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  /** Entries claimed in the overflow and not yet taken (see "Overflow" above). */
+  private final java.util.concurrent.atomic.AtomicLong spilled =
+      new java.util.concurrent.atomic.AtomicLong();
+  /** Entries ever appended to the overflow. */
+  private final java.util.concurrent.atomic.AtomicLong spillAppends =
+      new java.util.concurrent.atomic.AtomicLong();
   private final int mask;
   /** Per slot, the position it waits for, truncated to an int (differences stay exact). */
   private final int[] seq;
@@ -114,8 +142,34 @@ final class TaskRing {
   }
 
   /**
-   * Appends {@code item} with {@code stamp}; returns its position (from 0), or -1 if the ring is
-   * full.
+   * Appends {@code item} with {@code stamp} to the array if its slot of the lap is free and the
+   * overflow is empty, and otherwise to the overflow; never refuses (the lane's admission bounds
+   * what it holds). Returns the entry's position.
+   */
+  long append(Object item, long stamp) {
+    if (spilled.get() == 0) {
+      long t = offer(item, stamp);
+      if (t >= 0) {
+        return t;
+      }
+    }
+    spilled.incrementAndGet(); // claimed: visible to hasClaimed before the entry is linked
+    long position = SPILL_BASE + spillAppends.getAndIncrement();
+    if (item instanceof LaneFuture<?> f && f.id == 0) {
+      f.id = position + 1;
+    }
+    spill.offer(new Spilled(item, stamp, position));
+    return position;
+  }
+
+  /** Entries in the overflow now (claimed, not yet taken); for tests. */
+  long spilled() {
+    return spilled.get();
+  }
+
+  /**
+   * Appends {@code item} with {@code stamp} to the array alone; returns its position (from 0), or
+   * -1 if its slot of the lap is still taken.
    */
   long offer(Object item, long stamp) {
     Positions p = pos;
@@ -145,10 +199,26 @@ final class TaskRing {
   }
 
   /**
-   * Takes the oldest entry, or returns null if none is published. The stamp of the entry taken
-   * is left in {@code into.stamp} and its position in {@code into.position}.
+   * Takes the oldest entry, or returns null if none is published: the array's first, then the
+   * overflow's. The stamp of the entry taken is left in {@code into.stamp} and its position in
+   * {@code into.position}.
    */
   Object poll(Taken into) {
+    Object item = pollArray(into);
+    if (item != null || spilled.get() == 0) {
+      return item;
+    }
+    Spilled x = spill.poll();
+    if (x == null) {
+      return null; // claimed, not linked yet
+    }
+    spilled.decrementAndGet();
+    into.stamp = x.stamp();
+    into.position = x.position();
+    return x.item();
+  }
+
+  private Object pollArray(Taken into) {
     Positions p = pos;
     long h = (long) HEAD.getOpaque(p);
     for (; ; ) {
@@ -190,7 +260,7 @@ final class TaskRing {
 
   /** True if some position is claimed and not yet taken (see the class comment). */
   boolean hasClaimed() {
-    return (long) TAIL.getVolatile(pos) > (long) HEAD.getVolatile(pos);
+    return (long) TAIL.getVolatile(pos) > (long) HEAD.getVolatile(pos) || spilled.get() > 0;
   }
 
   /**
@@ -213,12 +283,13 @@ final class TaskRing {
       }
       h = again;
     }
-    return (int) Math.max(0, Math.min(capacity(), t - h));
+    long inArray = Math.max(0, Math.min(capacity(), t - h));
+    return (int) Math.min(Integer.MAX_VALUE, inArray + Math.max(0, spilled.get()));
   }
 
-  /** Entries ever appended (positions claimed). */
+  /** Entries ever appended (positions claimed), overflow included. */
   long appended() {
-    return (long) TAIL.getVolatile(pos);
+    return (long) TAIL.getVolatile(pos) + spillAppends.get();
   }
 
   /**
@@ -229,7 +300,13 @@ final class TaskRing {
     long h = (long) HEAD.getVolatile(pos);
     int i = (int) h & mask;
     if ((int) SEQ.getAcquire(seq, i) != (int) (h + 1)) {
-      return null;
+      Spilled x = spilled.get() == 0 ? null : spill.peek();
+      if (x == null) {
+        return null;
+      }
+      into.stamp = x.stamp();
+      into.position = x.position();
+      return x.item();
     }
     into.stamp = stamps[i];
     into.position = h;
@@ -389,6 +466,11 @@ final class TaskRing {
         if (x != null) {
           action.accept(x);
         }
+      }
+    }
+    if (spilled.get() > 0) {
+      for (Spilled x : spill) {
+        action.accept(x.item());
       }
     }
   }

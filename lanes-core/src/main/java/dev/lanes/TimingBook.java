@@ -103,15 +103,21 @@ final class TimingBook {
     }
   }
 
-  /** Cumulative outcome counts of the tasks that ran: completed, failed, cancelled. */
-  long[] outcomes() {
-    readLock.lock();
-    try {
-      drain();
-      return total.outcomes.clone();
-    } finally {
-      readLock.unlock();
+  /** Tasks that started, ever: on a tally's claimant or not; each tally read with acquire. */
+  long started() {
+    long n = (long) Tally.STARTED.getAcquire(shared);
+    for (Tally t : tallies) {
+      n += (long) Tally.STARTED.getAcquire(t);
     }
+    return n;
+  }
+
+  /**
+   * One task started by a thread without a tally of its own (it records into the shared tally):
+   * an atomic add, as such threads may be several.
+   */
+  void startedShared() {
+    Tally.STARTED.getAndAdd(shared, 1L);
   }
 
   /** Since-start and recent timings as of {@code now}. */
@@ -121,14 +127,18 @@ final class TimingBook {
 
   /**
    * Since-start and recent timings as of {@code now}, and (if {@code outcomes} is not null) the
-   * cumulative outcome counts of the same drain copied into it: one drain for a whole snapshot.
+   * cumulative outcome counts of the same drain copied into its first three cells and, in its
+   * fourth, the tasks started as of that drain (see {@link Tally#drainInto}): one drain for a
+   * whole snapshot. Every task whose end the drain found is among those started; a task counted
+   * started but not ended is running, or ended during the read (rarely more than one a tally).
    */
   Timings[] read(long now, long[] outcomes) {
     readLock.lock();
     try {
-      drain();
+      long started = drain();
       if (outcomes != null) {
-        System.arraycopy(total.outcomes, 0, outcomes, 0, outcomes.length);
+        System.arraycopy(total.outcomes, 0, outcomes, 0, 3);
+        outcomes[3] = started;
       }
       if (now - intervalStart >= intervalNanos) {
         recent = current.toTimings(now - intervalStart);
@@ -155,12 +165,13 @@ final class TimingBook {
     }
   }
 
-  /** Guarded by readLock. */
-  private void drain() {
+  /** Guarded by readLock. Returns the tasks started as of the drain (see Tally#drainInto). */
+  private long drain() {
+    long started = 0;
     for (Tally t : tallies) {
-      t.drainInto(total, current);
+      started += t.drainInto(total, current);
     }
-    shared.drainInto(total, current);
+    return started + shared.drainInto(total, current);
   }
 
   /**
@@ -170,6 +181,9 @@ final class TimingBook {
   static final class Tally {
     private static final java.lang.invoke.VarHandle OWNED;
     private static final java.lang.invoke.VarHandle RELEASED;
+    private static final java.lang.invoke.VarHandle STARTED;
+    /** How often a drain swaps again when the claimant started tasks during a swap. */
+    private static final int SWAP_ATTEMPTS = 8;
 
     static {
       try {
@@ -177,6 +191,8 @@ final class TimingBook {
             .findVarHandle(Tally.class, "owned", int.class);
         RELEASED = java.lang.invoke.MethodHandles.lookup()
             .findVarHandle(Tally.class, "released", long.class);
+        STARTED = java.lang.invoke.MethodHandles.lookup()
+            .findVarHandle(Tally.class, "started", long.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -195,6 +211,18 @@ final class TimingBook {
      */
     @SuppressWarnings("unused") // accessed through RELEASED
     private long released;
+
+    /**
+     * Tasks its claimants started, ever: only grows, written by the claimant alone with release
+     * stores before the task runs (so before its end is recorded), read by stats.
+     */
+    @SuppressWarnings("unused") // accessed through STARTED
+    private long started;
+
+    /** One task started by this tally's claimant. */
+    void addStarted() {
+      STARTED.setRelease(this, (long) STARTED.get(this) + 1);
+    }
 
     /** One slot given back by this tally's claimant. */
     void addReleased() {
@@ -220,8 +248,27 @@ final class TimingBook {
       }
     }
 
-    /** Swaps the buffers and adds what the old one holds into both accumulators. */
-    void drainInto(Acc total, Acc current) {
+    /**
+     * Swaps the buffers and adds what the old one holds into both accumulators; returns the
+     * tasks this tally's claimants had started by then. The count is read before and after the
+     * swap: when they agree, no task started during the swap, so every end the old buffer held is
+     * among them and they hold at most the one task in flight besides. A swap waits for a
+     * writer inside its critical section (yielding, so the claimant may run many more tasks
+     * meanwhile); when the two reads differ, it swaps again, a few times, and then returns the
+     * later read, which still counts every end drained.
+     */
+    long drainInto(Acc total, Acc current) {
+      for (int attempt = 1; ; attempt++) {
+        long before = (long) STARTED.getAcquire(this);
+        swapAndMerge(total, current);
+        long after = (long) STARTED.getAcquire(this);
+        if (before == after || attempt == SWAP_ATTEMPTS) {
+          return after;
+        }
+      }
+    }
+
+    private void swapAndMerge(Acc total, Acc current) {
       phaser.readerLock();
       try {
         Acc old = active;

@@ -292,6 +292,12 @@ final class Worker implements Runnable {
     if (f != null) {
       t.markRunning(me);
     }
+    // Counted started before it runs (so before its end is recorded; see TimingBook#read).
+    if (w != null && w.tally != null) {
+      w.tally.addStarted();
+    } else {
+      lane.timings.startedShared();
+    }
     if (w != null) {
       w.current = t;
       w.beginTask();
@@ -366,6 +372,9 @@ final class Worker implements Runnable {
       t.finishRun(lane.runState >= LaneExecutor.STOP);
       notRun |= !f.ran();
     }
+    // A future keeps what its own task threw, so what reached here came from around it: the task
+    // decorator failed (after running the task, or instead of it). The future fails with it.
+    boolean decoratorFailed = f != null && failure != null;
     if (notRun && failure == null) {
       failure = new IllegalStateException(
           "lane \"" + lane.name + "\": the task decorator returned without running " + t);
@@ -376,7 +385,7 @@ final class Worker implements Runnable {
           f.isCancelled()
               ? TaskOutcome.CANCELLED
               : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
-    } else if (notRun || (f == null ? failure != null : f.runFailed())) {
+    } else if (notRun || decoratorFailed || (f == null ? failure != null : f.runFailed())) {
       outcome = TaskOutcome.FAILED;
     } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut && fut.isCancelled()) {
       outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
@@ -408,7 +417,7 @@ final class Worker implements Runnable {
       boolean completed;
       if (f.isDone()) {
         completed = true; // cancelled or completed during the run: outcome says which
-      } else if (notRun) {
+      } else if (notRun || decoratorFailed) {
         completed = f.fail(failure);
       } else {
         completed = f.completeFromRun();

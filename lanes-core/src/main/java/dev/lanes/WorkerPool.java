@@ -58,20 +58,25 @@ final class WorkerPool {
 
   // ---------------------------------------------------------------- virtual lanes: permits
 
-  /** Starts virtual threads for queued tasks while permits are free. */
+  /**
+   * Starts virtual threads for queued tasks while permits are free. A start that fails gives its
+   * permit back; a worker still running will take the queued tasks (it re-checks the queue before
+   * it leaves), so only when no permit is held any more does a task wait forever: one is failed,
+   * and the loop goes on for the rest (a one-off failure strands nothing; a factory that always
+   * fails ends one queued task per attempt, so the loop ends when the queue is empty).
+   */
   void dispatch() {
     while (lane.runState < LaneExecutor.STOP
         && acquireForQueued(permits, lane.concurrency, lane.ring)) {
       Worker w = new Worker(lane, Worker.Kind.ELASTIC);
       w.holdsPermit = true;
-      if (!startWorker(w)) {
-        // A worker that is still running will take the queued tasks (it re-checks the queue
-        // before it leaves); only when none is left would a task wait forever, so fail one.
-        if (permits.decrementAndGet() == 0) {
-          failOneQueued(TaskOutcome.THREAD_START_FAILED);
-        }
-        return;
+      if (startWorker(w)) {
+        continue;
       }
+      if (permits.decrementAndGet() != 0) {
+        return; // other workers hold permits: they drain the queue
+      }
+      failOneQueued(TaskOutcome.THREAD_START_FAILED);
     }
   }
 
@@ -145,17 +150,7 @@ final class WorkerPool {
       t = lane.ownedEnvelope(x, tk);
     }
     if (t != null) {
-      lane.releaseSlot();
-      lane.rejected.get(reason).increment();
-      LaneRejectedException ex =
-          new LaneRejectedException(
-              lane.name, reason, lane.queueCapacity, lane.queuedCount(), lane.running());
-      if (t.handedOut) {
-        t.fail(ex);
-      } else {
-        lane.endForeign(t, ex);
-      }
-      lane.publish(t, "", -1, lane.ticker.read(), -1, reason);
+      lane.endQueued(t, reason, true, true);
     }
     lane.tryTerminate();
   }
@@ -235,13 +230,9 @@ final class WorkerPool {
    */
   void giveBack(LaneFuture<?> e) {
     e.backToQueue();
-    lane.reappended.increment();
-    while (lane.ring.offer(e, e.acceptedNanos) < 0) {
-      if (!lane.compact()) {
-        Thread.onSpinWait();
-      }
-    }
-    lane.afterAppend(e);
+    lane.ring.append(e, e.acceptedNanos);
+    lane.reappended.increment(); // after the append: see LaneExecutor#submittedCount
+    lane.afterGiveBack();
   }
 
   /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */

@@ -1,0 +1,328 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The promises an outsider broke on main 06797e6 (issue #24), one test per case, each failing on
+ * that code: the books stay true and the lane terminates whatever the caller does with its
+ * futures, its room follows its concurrency, and the JDK's {@code ExecutorService} contract holds.
+ */
+class CoreTruthTest {
+
+  private static LaneBuilder lane(String kind, String name, int concurrency) {
+    return kind.equals("virtual") ? Lane.virtual(name, concurrency) : Lane.blocking(name, concurrency);
+  }
+
+  private static void assertTerminates(Lane lane) throws InterruptedException {
+    lane.shutdown();
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+        .as("%s terminates", lane).isTrue();
+    Work.assertBooksBalance(lane.stats());
+  }
+
+  // ------------------------------------------------------------------ invokeAll / invokeAny
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void aTaskInvokeAllCouldNotQueueHoldsNoSlotAndIsCountedOnce(String kind) throws Exception {
+    Lane lane = lane(kind, "invoke-all-full", 1).queueCapacity(1).build();
+    CountDownLatch release = Work.occupy(lane);
+    List<Callable<String>> three = List.of(() -> "a", () -> "b", () -> "c");
+    assertThatThrownBy(() -> lane.invokeAll(three)).isInstanceOf(LaneRejectedException.class);
+    // "a" was queued and cancelled by the JDK's invokeAll; "b" was refused: the room is 1 queued.
+    lane.execute(() -> {});
+    assertThatThrownBy(() -> lane.execute(() -> {})).isInstanceOf(LaneRejectedException.class);
+    release.countDown();
+    assertTerminates(lane);
+    LaneStats s = lane.stats();
+    assertThat(s.submitted()).isEqualTo(5);
+    assertThat(s.cancelled()).isEqualTo(1);
+    assertThat(s.count(TaskOutcome.QUEUE_FULL)).isEqualTo(2);
+    assertThat(s.completed()).isEqualTo(2);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void invokeAllAndInvokeAnyRefuseANullTaskAndSubmitNothing(String kind) throws Exception {
+    Lane lane = lane(kind, "invoke-null", 2).build();
+    List<Callable<String>> withNull = Arrays.asList(() -> "a", null);
+    assertThatThrownBy(() -> lane.invokeAll(withNull)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> lane.invokeAll(withNull, 1, TimeUnit.SECONDS))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> lane.invokeAny(withNull)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> lane.invokeAny(withNull, 1, TimeUnit.SECONDS))
+        .isInstanceOf(NullPointerException.class);
+    assertTerminates(lane);
+    assertThat(lane.stats().submitted()).isZero();
+  }
+
+  // ------------------------------------------------------------------ room follows concurrency
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void raisingConcurrencyRaisesTheRoom(String kind) throws Exception {
+    Lane lane = lane(kind, "raised", 1).queueCapacity(1).build();
+    lane.setConcurrency(32);
+    CountDownLatch release = new CountDownLatch(1);
+    List<CompletableFuture<?>> burst = new ArrayList<>();
+    for (int i = 0; i < 33; i++) { // concurrency 32 + queueCapacity 1
+      burst.add(lane.submit(() -> Work.block(release)));
+    }
+    assertThatThrownBy(() -> lane.execute(() -> {})).isInstanceOf(LaneRejectedException.class);
+    release.countDown();
+    CompletableFuture.allOf(burst.toArray(CompletableFuture[]::new))
+        .get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
+    assertTerminates(lane);
+    assertThat(lane.stats().completed()).isEqualTo(33);
+  }
+
+  // ------------------------------------------------------------------ discard-oldest
+
+  @Test
+  void discardOldestWithNothingQueuedRefusesInsteadOfSpinning() throws Exception {
+    Lane lane = Lane.blocking("discard-nothing", 2).queueCapacity(1)
+        .overflow(OverflowPolicy.discardOldest()).build();
+    CountDownLatch release = Work.occupy(lane);
+    lane.execute(() -> Work.block(release));
+    org.awaitility.Awaitility.await().atMost(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)
+        .until(() -> lane.stats().running() == 2);
+    lane.setConcurrency(1); // room 1 + 1, held by two running tasks: nothing queued to discard
+    AtomicReference<Throwable> outcome = new AtomicReference<>();
+    Thread submitter = new Thread(() -> {
+      try {
+        lane.execute(() -> {});
+      } catch (Throwable e) {
+        outcome.set(e);
+      }
+    }, "discard-submitter");
+    submitter.start();
+    Work.join(List.of(submitter));
+    assertThat(outcome.get()).isInstanceOf(LaneRejectedException.class);
+    assertThat(((LaneRejectedException) outcome.get()).reason()).isEqualTo(TaskOutcome.QUEUE_FULL);
+    release.countDown();
+    assertTerminates(lane);
+  }
+
+  // ------------------------------------------------------------------ decorators
+
+  @Test
+  void aDecoratorThatThrowsAfterRunningTheTaskFailsTheSubmittedFuture() throws Exception {
+    TaskDecorator throwsAfter = task -> () -> {
+      task.run();
+      throw new IllegalStateException("context restore failed");
+    };
+    try (Lane lane = Lane.blocking("restore-fails", 1).taskDecorator(throwsAfter).build()) {
+      CompletableFuture<String> f = lane.submit(() -> "value");
+      assertThatThrownBy(() -> f.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("context restore failed");
+      lane.close();
+      assertThat(lane.stats().failed()).isEqualTo(1);
+      assertThat(lane.stats().completed()).isZero();
+    }
+  }
+
+  // ------------------------------------------------------------------ a future given back
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void aLanesFutureGivenBackToExecuteRunsAsAnyRunnable(String kind) throws Exception {
+    Lane lane = lane(kind, "given-back", 1).queueCapacity(2).build();
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<Integer> done = lane.submit(calls::incrementAndGet);
+    assertThat(done.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
+    lane.execute((Runnable) done); // a done future's run does nothing
+    CountDownLatch release = Work.occupy(lane);
+    CompletableFuture<Integer> queued = lane.submit(calls::incrementAndGet);
+    lane.execute((Runnable) queued); // still queued: runs once, whoever gets there first
+    release.countDown();
+    assertThat(queued.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isEqualTo(2);
+    assertTerminates(lane);
+    assertThat(calls.get()).isEqualTo(2);
+    assertThat(lane.stats().submitted()).isEqualTo(5);
+    assertThat(lane.stats().completed()).isEqualTo(5);
+  }
+
+  // ------------------------------------------------------------------ threads that cannot start
+
+  @Test
+  void aOneOffThreadStartFailureStrandsNoOtherTask() throws Exception {
+    AtomicReference<Lane> self = new AtomicReference<>();
+    AtomicBoolean armed = new AtomicBoolean();
+    CountDownLatch secondRan = new CountDownLatch(1);
+    ThreadFactory failsOnce = r -> {
+      if (armed.compareAndSet(true, false)) {
+        // A second task arrives while the first one's thread is being started, then the start
+        // fails once.
+        self.get().execute(secondRan::countDown);
+        throw new IllegalStateException("no thread this once (simulated)");
+      }
+      return Thread.ofVirtual().unstarted(r);
+    };
+    Lane lane = Lane.virtual("fails-once", 1).threadFactory(failsOnce).build();
+    self.set(lane);
+    armed.set(true);
+    lane.execute(() -> {});
+    Work.await(secondRan);
+    assertTerminates(lane);
+    assertThat(lane.stats().count(TaskOutcome.THREAD_START_FAILED)).isEqualTo(1);
+    assertThat(lane.stats().completed()).isEqualTo(1);
+  }
+
+  @Test
+  void aCompensationThreadThatCannotStartDuringShutdownNowEndsTheAwaitedTask() throws Exception {
+    AtomicReference<Lane> self = new AtomicReference<>();
+    AtomicBoolean armed = new AtomicBoolean();
+    ThreadFactory factory = r -> {
+      if (armed.compareAndSet(true, false)) {
+        self.get().shutdownNow(); // the lane stops while the compensation thread is being made
+        throw new IllegalStateException("no compensation thread (simulated)");
+      }
+      return Thread.ofVirtual().unstarted(r);
+    };
+    Lane lane = Lane.virtual("compensate-stop", 1).threadFactory(factory)
+        .compensateOnDeadlock(4).build();
+    self.set(lane);
+    AtomicReference<CompletableFuture<String>> inner = new AtomicReference<>();
+    CompletableFuture<Throwable> outerSaw = new CompletableFuture<>();
+    lane.execute(() -> {
+      armed.set(true);
+      inner.set(lane.submit(() -> "inner"));
+      try {
+        inner.get().join();
+        outerSaw.complete(null);
+      } catch (Throwable e) {
+        outerSaw.complete(e);
+      }
+    });
+    Throwable seen = outerSaw.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
+    assertThat(inner.get()).isDone();
+    // The inner task's own future ended; the outer task heard of it through that future.
+    assertThat(seen).isInstanceOf(CompletionException.class);
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
+    Work.assertBooksBalance(lane.stats());
+  }
+
+  // ------------------------------------------------------------------ block-caller's wait
+
+  @Test
+  void queueWaitStartsWhenABlockedCallersTaskIsAccepted() throws Exception {
+    AtomicLong now = new AtomicLong();
+    Lane lane = Lane.blocking("blocked-wait", 1).queueCapacity(1).ticker(now::get)
+        .overflow(OverflowPolicy.blockCaller(java.time.Duration.ofSeconds(Work.PATIENCE_SECONDS)))
+        .build();
+    List<TaskRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+    lane.onTask(records::add);
+    CountDownLatch release = Work.occupy(lane);
+    lane.execute("queued", () -> {});
+    Thread blocked = new Thread(() -> lane.execute("blocked", () -> {}), "blocked-caller");
+    blocked.start();
+    Work.awaitBlocked(blocked);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(10)); // the caller waits 10 s (on the lane's clock)
+    release.countDown();
+    Work.join(List.of(blocked));
+    assertTerminates(lane);
+    TaskRecord queued = records.stream().filter(r -> r.label().equals("queued")).findFirst().orElseThrow();
+    TaskRecord late = records.stream().filter(r -> r.label().equals("blocked")).findFirst().orElseThrow();
+    assertThat(queued.queueWaitNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(10));
+    assertThat(late.acceptedNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(10));
+    assertThat(late.queueWaitNanos()).isZero();
+  }
+
+  // ------------------------------------------------------------------ a snapshot's books
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void everySnapshotBalancesAndNeverStartsMoreThanWereSubmitted(String kind) throws Exception {
+    Lane lane = lane(kind, "snapshots", 2).queueCapacity(64).build();
+    int producers = 3;
+    int perProducer = 20_000;
+    AtomicBoolean done = new AtomicBoolean();
+    List<String> lies = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Thread reader = new Thread(() -> {
+      while (!done.get() && lies.size() < 5) {
+        LaneStats s = lane.stats();
+        if (s.started() > s.submitted()) {
+          lies.add("started " + s.started() + " > submitted " + s.submitted());
+        }
+        long accounted = s.endedTotal() + s.queued() + s.running();
+        if (accounted != s.submitted()) {
+          lies.add("ended + queued + running = " + accounted + " != submitted " + s.submitted());
+        }
+        if (s.queued() + s.running() > s.concurrency() + s.queueCapacity()) {
+          lies.add("queued " + s.queued() + " + running " + s.running() + " beyond the room: " + s);
+        }
+        if (s.queued() < 0 || s.running() < 0) {
+          lies.add("impossible figures " + s);
+        }
+      }
+    }, "stats-reader");
+    reader.start();
+    List<Thread> threads = Work.start(producers, "producer", () -> {
+      for (int i = 0; i < perProducer; i++) {
+        try {
+          lane.execute(() -> {});
+        } catch (LaneRejectedException full) {
+          Thread.onSpinWait();
+        }
+      }
+    });
+    Work.join(threads);
+    done.set(true);
+    Work.join(List.of(reader));
+    assertTerminates(lane);
+    assertThat(lies).isEmpty();
+  }
+
+  // ------------------------------------------------------------------ room under many producers
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void aLaneWithRoomNeverRefusesWhateverItsProducers(String kind) throws Exception {
+    // concurrency 2 + queueCapacity 14 = 16, the ring's size: four producers each keep at most 4
+    // of their own tasks unfinished, so the lane is never full, however its workers are scheduled.
+    Lane lane = lane(kind, "never-full", 2).queueCapacity(14).build();
+    int producers = 4;
+    int rounds = 5_000;
+    AtomicReference<Throwable> refused = new AtomicReference<>();
+    List<Thread> threads = Work.start(producers, "round-producer", () -> {
+      List<CompletableFuture<?>> mine = new ArrayList<>(4);
+      for (int r = 0; r < rounds && refused.get() == null; r++) {
+        mine.clear();
+        try {
+          for (int i = 0; i < 4; i++) {
+            mine.add(lane.submit(() -> {}));
+          }
+        } catch (LaneRejectedException e) {
+          refused.compareAndSet(null, e);
+        }
+        for (CompletableFuture<?> f : mine) {
+          f.join();
+        }
+      }
+    });
+    Work.join(threads);
+    assertTerminates(lane);
+    assertThat(refused.get()).as("refused with room").isNull();
+  }
+}
