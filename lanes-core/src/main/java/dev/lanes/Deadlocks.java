@@ -36,6 +36,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * A worker that waits on anything else (another executor's future, a sleep, IO, a lock, a timed
  * wait) or runs makes its lane not stuck: such a lane is busy or saturated, never deadlocked.
  *
+ * <p><b>No free capacity, read safely.</b> A permit (virtual lane) or a core worker (platform
+ * lane) is counted before its worker enters the worker set, and a leaving worker leaves the set
+ * before it gives them back, so a set copied while a worker starts or leaves can hold fewer workers
+ * than the capacity in use (with every one of them blocked) although a queued task is about to
+ * start. A lane counts as stuck only if the capacity in use and the live-worker count read before
+ * the copy equal those read after it, the copy holds every live worker, the non-compensation
+ * workers in it are as many as the capacity in use, and each of them is blocked; a worker whose
+ * thread has not entered lanes' code yet is not blocked.
+ *
  * <p><b>Concurrency design.</b> One analysis runs at a time ({@code LOCK}); it reads the lanes'
  * worker sets, queues and envelope states without their locks, a racy view made safe by what it
  * demands: a worker about to take a queued task is running, not waiting, so its lane is not stuck.
@@ -121,18 +130,8 @@ final class Deadlocks {
       if (l.isShutdownNowOrTerminated() || !l.pool.noFreeCapacity()) {
         continue;
       }
-      List<Worker> live = new ArrayList<>(l.pool.workers);
-      if (live.isEmpty()) {
-        continue;
-      }
-      boolean allBlocked = true;
-      for (Worker w : live) {
-        if (!(registeredWait(w) != null || parked(w))) {
-          allBlocked = false;
-          break;
-        }
-      }
-      if (allBlocked) {
+      List<Worker> live = everyWorkerBlocked(l);
+      if (live != null) {
         stuck.add(l);
         workersOf.put(l, live);
       }
@@ -196,6 +195,38 @@ final class Deadlocks {
       }
     }
     return stuck.isEmpty() ? null : new Finding(stuck, waits);
+  }
+
+  /**
+   * The lane's workers if every worker that holds its capacity is in the set and blocked (see
+   * "No free capacity, read safely" in the class comment), else null.
+   */
+  private static List<Worker> everyWorkerBlocked(LaneExecutor l) {
+    WorkerPool p = l.pool;
+    int live = p.liveWorkers.get();
+    int held = capacityInUse(l);
+    if (held < l.concurrency || live == 0) {
+      return null;
+    }
+    List<Worker> seen = new ArrayList<>(p.workers);
+    if (p.liveWorkers.get() != live || capacityInUse(l) != held || seen.size() != live) {
+      return null; // a worker is starting or leaving: look again next time
+    }
+    int holders = 0;
+    for (Worker w : seen) {
+      if (!(w.entered && (registeredWait(w) != null || parked(w)))) {
+        return null;
+      }
+      if (w.kind != Worker.Kind.COMPENSATION) {
+        holders++;
+      }
+    }
+    return holders == held ? seen : null;
+  }
+
+  /** Permits in use (virtual lane) or core workers (platform lane). */
+  private static int capacityInUse(LaneExecutor l) {
+    return l.elastic ? l.pool.permits.get() : l.pool.coreWorkers.get();
   }
 
   /** The queued task a worker registered an untimed wait on, or null. */
