@@ -110,7 +110,7 @@ final class Deadlocks {
         if (f != null && f.lanes().contains(l)) {
           l.health.deadlocked(f, describe(f, l), figures(f, l), cures);
         } else {
-          l.health.notDeadlocked();
+          l.health.notDeadlocked(cures); // runs after the lock, like a cure: it delivers events
         }
       }
     } finally {

@@ -36,6 +36,11 @@ import java.util.function.Consumer;
  * thread-locals (so it pins no web application's loader), and survives its own failures: an
  * exception checking one lane is logged (and a failing logger ignored) and the next tick goes on.
  *
+ * <p><b>DEADLOCKED</b> is entered as soon as {@link Deadlocks} proves a cycle (through JDK
+ * futures: once the proof held for the detection period) and left on the first analysis that no
+ * longer finds it (the health thread's next tick, a worker's next wait, or {@code checkHealth()}),
+ * with no exit hysteresis, for the state the load gives then.
+ *
  * <p>Saturation is judged from window differences of the lane's cumulative timing sums (tasks
  * ended in the window) and from the age of the oldest queued task, so a lane whose queue does not
  * move at all still shows as waiting.
@@ -286,16 +291,37 @@ final class HealthMonitor {
     cures.add(this::deliver);
   }
 
-  /** {@link Deadlocks} found this lane not stuck. */
-  void notDeadlocked() {
+  /**
+   * {@link Deadlocks} found this lane not stuck. A lane in DEADLOCKED leaves it now, on this first
+   * check without the evidence, for the state its load gives (no exit hysteresis: the deadlock is
+   * over, not merely quieter).
+   */
+  void notDeadlocked(List<Runnable> after) {
+    long now = lane.now();
+    boolean moved;
     lock.lock();
     try {
-      deadlockDiagnostic = null;
-      deadlockFigures = null;
-      stackProofSince = -1;
+      moved = leaveDeadlocked(now);
     } finally {
       lock.unlock();
     }
+    if (moved) {
+      after.add(this::deliver);
+    }
+  }
+
+  /** Forgets a proof; leaves DEADLOCKED if the lane is in it. True if it moved. Call under lock. */
+  private boolean leaveDeadlocked(long now) {
+    deadlockDiagnostic = null;
+    deadlockFigures = null;
+    stackProofSince = -1;
+    if (state != LaneHealth.DEADLOCKED) {
+      return false;
+    }
+    Map<String, Double> figures = new LinkedHashMap<>();
+    LaneHealth desired = judgeLoad(now, figures);
+    move(desired, now, figures, "the starvation deadlock is over; " + describe(desired, figures));
+    return true;
   }
 
   private LaneHealth judgeLoad(long now, Map<String, Double> figures) {
@@ -317,7 +343,7 @@ final class HealthMonitor {
     threshold = Math.max(threshold, config.minWait().toNanos());
     figures.put("meanWaitMs", meanWait / 1e6);
     figures.put("oldestQueuedMs", headAge / 1e6);
-    figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6);
+    figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6); // -1: none ended yet
     figures.put("thresholdMs", threshold / 1e6);
     figures.put("endedInWindow", (double) count);
     figures.put("rejectedInWindow", (double) rejectedInWindow);
@@ -334,9 +360,12 @@ final class HealthMonitor {
           Math.max(f.get("meanWaitMs"), f.get("oldestQueuedMs")), f.get("thresholdMs"));
       case SATURATED -> String.format(Locale.ROOT,
           "queue wait %.1f ms (mean of ended tasks %.1f ms, oldest queued %.1f ms) above threshold"
-              + " %.1f ms (mean run %.1f ms)",
+              + " %.1f ms (%s)",
           Math.max(f.get("meanWaitMs"), f.get("oldestQueuedMs")), f.get("meanWaitMs"),
-          f.get("oldestQueuedMs"), f.get("thresholdMs"), f.get("meanRunMs"));
+          f.get("oldestQueuedMs"), f.get("thresholdMs"),
+          f.get("meanRunMs") < 0 // the figure's "none" (see judgeLoad)
+              ? "no task has ended yet"
+              : String.format(Locale.ROOT, "mean run %.1f ms", f.get("meanRunMs")));
       case REJECTING -> String.format(Locale.ROOT, "%.0f tasks rejected or dropped in the window",
           f.get("rejectedInWindow"));
       case DEADLOCKED -> "deadlocked";
@@ -355,8 +384,8 @@ final class HealthMonitor {
     long held = now - candidateSince;
     boolean worse = desired.ordinal() > state.ordinal();
     long needed =
-        desired == LaneHealth.DEADLOCKED
-            ? 0
+        desired == LaneHealth.DEADLOCKED || state == LaneHealth.DEADLOCKED
+            ? 0 // a deadlock is entered and left on the analysis' evidence, with no hysteresis
             : worse ? config.enterAfter().toNanos() : config.exitAfter().toNanos();
     if (held < needed) {
       return;
