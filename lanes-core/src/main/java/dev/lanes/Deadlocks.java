@@ -36,6 +36,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * A worker that waits on anything else (another executor's future, a sleep, IO, a lock, a timed
  * wait) or runs makes its lane not stuck: such a lane is busy or saturated, never deadlocked.
  *
+ * <p><b>No free capacity, read safely.</b> A permit (virtual lane) or a core worker (platform
+ * lane) is counted before its worker enters the worker set, and a leaving worker leaves the set
+ * before it gives them back, so a set copied while a worker starts or leaves can hold fewer workers
+ * than the capacity in use (with every one of them blocked) although a queued task is about to
+ * start. A lane counts as stuck only if the capacity in use and the live-worker count read before
+ * the copy equal those read after it, the copy holds every live worker, the non-compensation
+ * workers in it are as many as the capacity in use, and each of them is blocked; a worker whose
+ * thread has not entered lanes' code yet is not blocked.
+ *
+ * <p><b>Suspicion.</b> Where {@code java.util.concurrent} is not open, a wait on a JDK future
+ * cannot be tied to a task, so such a cycle cannot be proven. A lane is then <em>suspected</em>
+ * when every worker is parked, with no timeout, either on a lanes future of a task queued here or
+ * (inside a task) on a {@code CompletableFuture}, and the lane holds at least as many queued
+ * {@code runAsync}/{@code supplyAsync} tasks, each of a matched worker accepted no earlier than the
+ * task that worker runs (so it may be that worker's child). Who submitted a task is not recorded,
+ * so this is evidence, not proof: the lane's monitor reports it as suspected once it held, with
+ * the same tasks running, for the detection period, and never acts on it.
+ *
  * <p><b>Concurrency design.</b> One analysis runs at a time ({@code LOCK}); it reads the lanes'
  * worker sets, queues and envelope states without their locks, a racy view made safe by what it
  * demands: a worker about to take a queued task is running, not waiting, so its lane is not stuck.
@@ -50,6 +68,18 @@ final class Deadlocks {
 
   /** One worker's proven wait: the queued task it waits on, and how that was seen. */
   record Wait(Worker worker, LaneFuture<?> awaited, boolean viaLanesFuture) {}
+
+  /**
+   * A lane suspected (not proven) to be in a starvation deadlock through JDK futures: {@code
+   * futureWaiters} workers parked on a {@code CompletableFuture}, {@code lanesWaiters} on lanes
+   * futures of tasks queued here, {@code asyncQueued} {@code runAsync}/{@code supplyAsync} tasks
+   * queued. {@code signature} changes whenever a worker moves on to another task.
+   */
+  record Suspicion(LaneExecutor lane, List<Worker> workers, int futureWaiters, int lanesWaiters,
+      int asyncQueued, long signature) {}
+
+  /** What one analysis found: the proven cycles (or null) and the suspected lanes. */
+  record Analysis(Finding proven, Map<LaneExecutor, Suspicion> suspected) {}
 
   /** A stuck set of lanes, with every worker's wait. */
   record Finding(Set<LaneExecutor> lanes, Map<LaneExecutor, List<Wait>> waits) {
@@ -96,12 +126,16 @@ final class Deadlocks {
     List<Runnable> cures = new ArrayList<>();
     LOCK.lock();
     try {
-      Finding f = analyse(lanes);
+      Analysis a = analyse(lanes);
+      Finding f = a.proven();
       for (LaneExecutor l : lanes) {
+        Suspicion s = a.suspected().get(l);
         if (f != null && f.lanes().contains(l)) {
           l.health.deadlocked(f, describe(f, l), figures(f, l), cures);
+        } else if (s != null) {
+          l.health.suspected(s.signature(), describe(s), figures(s), cures);
         } else {
-          l.health.notDeadlocked();
+          l.health.notDeadlocked(cures); // runs after the lock, like a cure: it delivers events
         }
       }
     } finally {
@@ -112,8 +146,8 @@ final class Deadlocks {
     }
   }
 
-  /** The stuck lanes among {@code lanes}, or null if none. */
-  static Finding analyse(List<LaneExecutor> lanes) {
+  /** The stuck lanes among {@code lanes} (proven), and the suspected ones. */
+  static Analysis analyse(List<LaneExecutor> lanes) {
     // Lanes that could be stuck: no free capacity, a worker at all, and every worker blocked.
     Set<LaneExecutor> stuck = new LinkedHashSet<>();
     Map<LaneExecutor, List<Worker>> workersOf = new HashMap<>();
@@ -121,27 +155,15 @@ final class Deadlocks {
       if (l.isShutdownNowOrTerminated() || !l.pool.noFreeCapacity()) {
         continue;
       }
-      List<Worker> live = new ArrayList<>(l.pool.workers);
-      if (live.isEmpty()) {
-        continue;
-      }
-      boolean allBlocked = true;
-      for (Worker w : live) {
-        if (!(registeredWait(w) != null || parked(w))) {
-          allBlocked = false;
-          break;
-        }
-      }
-      if (allBlocked) {
+      List<Worker> live = everyWorkerBlocked(l);
+      if (live != null) {
         stuck.add(l);
         workersOf.put(l, live);
       }
     }
+    Map<LaneExecutor, Suspicion> suspected = new LinkedHashMap<>();
     if (stuck.isEmpty()) {
-      return null;
-    }
-    if (!ForeignFutures.isAvailable()) {
-      ForeignFutures.explainOnce(); // a lane looks stuck and we cannot read what it waits on
+      return new Analysis(null, suspected);
     }
     // Threads parked on the futures of tasks queued in those lanes.
     Map<Thread, LaneFuture<?>> parkedOn = new IdentityHashMap<>();
@@ -176,6 +198,11 @@ final class Deadlocks {
       }
       if (ws != null) {
         waits.put(l, ws);
+      } else if (!ForeignFutures.isAvailable()) {
+        Suspicion s = suspect(l, workersOf.get(l)); // a wait we cannot read: what does it look like?
+        if (s != null) {
+          suspected.put(l, s);
+        }
       }
     }
     stuck.retainAll(waits.keySet());
@@ -195,7 +222,96 @@ final class Deadlocks {
         }
       }
     }
-    return stuck.isEmpty() ? null : new Finding(stuck, waits);
+    return new Analysis(stuck.isEmpty() ? null : new Finding(stuck, waits), suspected);
+  }
+
+  /**
+   * The lane's workers if every worker that holds its capacity is in the set and blocked (see
+   * "No free capacity, read safely" in the class comment), else null.
+   */
+  private static List<Worker> everyWorkerBlocked(LaneExecutor l) {
+    WorkerPool p = l.pool;
+    int live = p.liveWorkers.get();
+    int held = capacityInUse(l);
+    if (held < l.concurrency || live == 0) {
+      return null;
+    }
+    List<Worker> seen = new ArrayList<>(p.workers);
+    if (p.liveWorkers.get() != live || capacityInUse(l) != held || seen.size() != live) {
+      return null; // a worker is starting or leaving: look again next time
+    }
+    int holders = 0;
+    for (Worker w : seen) {
+      if (!(w.entered && (registeredWait(w) != null || parked(w)))) {
+        return null;
+      }
+      if (w.kind != Worker.Kind.COMPENSATION) {
+        holders++;
+      }
+    }
+    return holders == held ? seen : null;
+  }
+
+  /** Permits in use (virtual lane) or core workers (platform lane). */
+  private static int capacityInUse(LaneExecutor l) {
+    return l.elastic ? l.pool.permits.get() : l.pool.coreWorkers.get();
+  }
+
+  /**
+   * A lane whose every worker is blocked, at least one of them in a wait lanes cannot read (the
+   * JDK's futures are closed to it): suspected if the evidence described under "Suspicion" in the
+   * class comment is there, else null.
+   */
+  private static Suspicion suspect(LaneExecutor l, List<Worker> workers) {
+    List<Long> since = new ArrayList<>(); // when each CompletableFuture waiter's task was accepted
+    int lanesWaiters = 0;
+    long signature = 17;
+    for (Worker w : workers) {
+      LaneFuture<?> e = registeredWait(w);
+      LaneFuture<?> running = w.current;
+      if (running != null) {
+        signature = signature * 31
+            + (System.identityHashCode(running) ^ running.acceptedNanos ^ running.id);
+      }
+      if (e != null) {
+        if (e.lane != l) {
+          return null; // waits on another lane: a suspicion is about one lane only
+        }
+        lanesWaiters++;
+        continue;
+      }
+      if (w.waitingOn != null) {
+        return null; // a lanes future it waits on with a timeout, or one not queued: no cycle
+      }
+      Thread t = w.thread;
+      if (running == null || !w.isRunningTask() || t == null
+          || !ForeignFutures.parkedOnFutureUntimed(t)) {
+        return null;
+      }
+      since.add(running.acceptedNanos);
+    }
+    if (since.isEmpty()) {
+      return null;
+    }
+    List<Long> queuedAt = new ArrayList<>();
+    for (LaneFuture<?> e : l.queuedEnvelopes()) {
+      if (!e.handedOut && ForeignFutures.isJdkAsyncTask(e.source)) {
+        queuedAt.add(e.acceptedNanos);
+      }
+    }
+    if (queuedAt.size() < since.size()) {
+      return null;
+    }
+    // Each waiter needs its own queued task accepted no earlier than its running one: the sets
+    // are nested, so matching the latest-started waiter with the latest-accepted task is optimal.
+    since.sort(java.util.Comparator.reverseOrder());
+    queuedAt.sort(java.util.Comparator.reverseOrder());
+    for (int k = 0; k < since.size(); k++) {
+      if (queuedAt.get(k) < since.get(k)) {
+        return null;
+      }
+    }
+    return new Suspicion(l, workers, since.size(), lanesWaiters, queuedAt.size(), signature);
   }
 
   /** The queued task a worker registered an untimed wait on, or null. */
@@ -220,6 +336,48 @@ final class Deadlocks {
     return t != null && !w.idle && t.getState() == Thread.State.WAITING;
   }
 
+  private static Map<String, Double> figures(Suspicion s) {
+    Map<String, Double> figures = new LinkedHashMap<>();
+    figures.put("suspectedDeadlock", 1.0);
+    figures.put("workers", (double) s.workers().size());
+    figures.put("queued", (double) s.lane().queuedCount());
+    figures.put("futureWaiters", (double) s.futureWaiters());
+    figures.put("asyncQueued", (double) s.asyncQueued());
+    return figures;
+  }
+
+  private static String describe(Suspicion s) {
+    StringBuilder frames = new StringBuilder();
+    for (Worker w : s.workers()) {
+      appendFrames(frames, w, registeredWait(w) != null ? "waits (lanes future) on "
+          + registeredWait(w) : "waits on a CompletableFuture");
+    }
+    LaneExecutor l = s.lane();
+    return String.format(Locale.ROOT,
+        "suspected starvation deadlock in lane \"%s\", not proven: all %d workers wait with no"
+            + " timeout (%d on a CompletableFuture), and %d runAsync/supplyAsync tasks are queued"
+            + " here, accepted since the tasks those workers run began (%d queued in all). Which"
+            + " future a worker waits on cannot be read, because java.util.concurrent is not open"
+            + " to lanes (--add-opens java.base/java.util.concurrent=ALL-UNNAMED makes it provable);"
+            + " nothing is done about a suspicion (policy %s applies to proven deadlocks only)."
+            + " Workers:%n%s",
+        l.name(), s.workers().size(), s.futureWaiters(), s.asyncQueued(), l.queuedCount(),
+        l.health.policy(), frames);
+  }
+
+  private static void appendFrames(StringBuilder frames, Worker w, String what) {
+    Thread t = w.thread;
+    if (t == null) {
+      return;
+    }
+    frames.append("  ").append(t.getName()).append(" (").append(t.getState()).append(") ")
+        .append(what).append('\n');
+    StackTraceElement[] st = t.getStackTrace();
+    for (int i = 0; i < Math.min(st.length, 12); i++) {
+      frames.append("      at ").append(st[i]).append('\n');
+    }
+  }
+
   private static Map<String, Double> figures(Finding f, LaneExecutor l) {
     Map<String, Double> figures = new LinkedHashMap<>();
     figures.put("workers", (double) f.waits().get(l).size());
@@ -233,17 +391,9 @@ final class Deadlocks {
     StringBuilder frames = new StringBuilder();
     for (LaneExecutor lane : f.lanes()) {
       for (Wait w : f.waits().get(lane)) {
-        Thread t = w.worker().thread;
-        if (t == null) {
-          continue;
-        }
-        frames.append("  ").append(t.getName()).append(" (").append(t.getState()).append(") waits")
-            .append(w.viaLanesFuture() ? " (lanes future)" : " (CompletableFuture)")
-            .append(" on ").append(w.awaited()).append('\n');
-        StackTraceElement[] st = t.getStackTrace();
-        for (int i = 0; i < Math.min(st.length, 12); i++) {
-          frames.append("      at ").append(st[i]).append('\n');
-        }
+        appendFrames(frames, w.worker(), "waits"
+            + (w.viaLanesFuture() ? " (lanes future)" : " (CompletableFuture)") + " on "
+            + w.awaited());
       }
     }
     List<String> names = new ArrayList<>();

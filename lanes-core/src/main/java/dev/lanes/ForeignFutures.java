@@ -21,9 +21,11 @@ import java.util.concurrent.CompletableFuture;
  * </ul>
  *
  * Where the package is not open, {@link #isAvailable()} is false: such a future cannot be ended
- * by lanes (the task is reported to the lane's exception handler instead) and waits on it are not
- * seen (no deadlock is reported through them). {@link #explainOnce} says so once per JVM, the
- * first time one of those happens.
+ * by lanes (the task is reported to the lane's exception handler instead), and which future a
+ * thread waits on cannot be read (a deadlock through them is at most suspected, from {@link
+ * #parkedOnFutureUntimed}, which needs no access). Each of the two is explained once per JVM, the
+ * first time it happens ({@link #explainUnreachableOnce}, {@link #explainSuspicionOnce}), never
+ * at start-up: an application that never meets either hears nothing of the flag.
  */
 final class ForeignFutures {
   private static final System.Logger LOG = System.getLogger("dev.lanes");
@@ -52,7 +54,10 @@ final class ForeignFutures {
   /** Bound on the completions read per future (a future with more is treated as unreadable). */
   private static final int MAX_COMPLETIONS = 10_000;
 
-  private static volatile boolean explained;
+  private static final java.util.concurrent.atomic.AtomicBoolean EXPLAINED_UNREACHABLE =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private static final java.util.concurrent.atomic.AtomicBoolean EXPLAINED_SUSPICION =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private ForeignFutures() {}
 
@@ -86,20 +91,46 @@ final class ForeignFutures {
   }
 
   /**
-   * Logs once per JVM, the first time it matters, what lanes does without access to the JDK's
-   * futures.
+   * Logs once per JVM, the first time a runAsync/supplyAsync task that will never run could not
+   * have its future completed, why and what flag would let lanes complete it.
    */
-  static void explainOnce() {
-    if (AVAILABLE || explained) {
+  static void explainUnreachableOnce() {
+    if (AVAILABLE || !EXPLAINED_UNREACHABLE.compareAndSet(false, true)) {
       return;
     }
-    explained = true;
     LOG.log(System.Logger.Level.WARNING,
-        "lanes: java.util.concurrent is not open to lanes, so for futures that"
-            + " CompletableFuture.runAsync/supplyAsync(..., lane) made, a task that will never run"
-            + " goes to the lane's exception handler (its future cannot be completed), and"
-            + " deadlocks through such futures are not detected (lanes' own futures are fully"
-            + " covered). Add --add-opens java.base/java.util.concurrent=ALL-UNNAMED to cover them.");
+        "lanes: java.util.concurrent is not open to lanes, so the future that"
+            + " CompletableFuture.runAsync/supplyAsync(..., lane) made for a task that will never run"
+            + " cannot be completed; the task goes to the lane's exception handler instead (lanes'"
+            + " own futures are not affected). Add --add-opens java.base/java.util.concurrent"
+            + "=ALL-UNNAMED (or Add-Opens in an executable jar's manifest) to complete such futures.");
+  }
+
+  /**
+   * Logs once per JVM, at the first suspected deadlock, that it could be proven (and acted on)
+   * with the package open.
+   */
+  static void explainSuspicionOnce() {
+    if (AVAILABLE || !EXPLAINED_SUSPICION.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.log(System.Logger.Level.WARNING,
+        "lanes: a starvation deadlock through CompletableFuture.runAsync/supplyAsync(..., lane)"
+            + " futures is suspected but cannot be proven, because java.util.concurrent is not open"
+            + " to lanes: it is reported as suspected and no deadlock policy acts on it. Add"
+            + " --add-opens java.base/java.util.concurrent=ALL-UNNAMED (or Add-Opens in an"
+            + " executable jar's manifest) to prove such deadlocks and let the policy act.");
+  }
+
+  /**
+   * True if {@code t} is parked with no timeout in {@code join()} or {@code get()} of a {@link
+   * CompletableFuture} (its park blocker is the future's waiter node, whose class needs no access
+   * to compare). Which future cannot be told without the package open. Racy: a snapshot.
+   */
+  static boolean parkedOnFutureUntimed(Thread t) {
+    Object blocker = java.util.concurrent.locks.LockSupport.getBlocker(t);
+    return SIGNALLER != null && blocker != null && blocker.getClass() == SIGNALLER
+        && t.getState() == Thread.State.WAITING;
   }
 
   /** The future behind a runAsync/supplyAsync task, or null (not such a task, or unreadable). */
@@ -119,7 +150,7 @@ final class ForeignFutures {
   static boolean completeExceptionally(Object task, Throwable ex) {
     CompletableFuture<?> f = futureOf(task);
     if (f == null && isJdkAsyncTask(task)) {
-      explainOnce();
+      explainUnreachableOnce();
     }
     return f != null && f.completeExceptionally(ex);
   }

@@ -36,6 +36,15 @@ import java.util.function.Consumer;
  * thread-locals (so it pins no web application's loader), and survives its own failures: an
  * exception checking one lane is logged (and a failing logger ignored) and the next tick goes on.
  *
+ * <p><b>Deadlock states.</b> DEADLOCKED is entered as soon as {@link Deadlocks} proves a cycle
+ * (through JDK futures: once the proof held for the detection period) and left on the first
+ * analysis that no longer finds it (the health thread's next tick, a worker's next wait, or
+ * {@code checkHealth()}), with no exit hysteresis, for the state the load gives then. A suspected
+ * deadlock (unproven, see {@link Deadlocks}) is never DEADLOCKED: once it held for the detection
+ * period the lane is at least SATURATED and one event says "suspected starvation deadlock" (with
+ * {@code suspectedDeadlock = 1} in its figures); no policy acts on it; it ends silently when the
+ * evidence goes.
+ *
  * <p>Saturation is judged from window differences of the lane's cumulative timing sums (tasks
  * ended in the window) and from the age of the oldest queued task, so a lane whose queue does not
  * move at all still shows as waiting.
@@ -70,6 +79,12 @@ final class HealthMonitor {
   private Map<String, Double> deadlockFigures;
   /** Since when a cycle proven only from futures' waiters has held, or -1. */
   private long stackProofSince = -1;
+  /** The suspected (unproven) deadlock reported now; null when none (see Deadlocks). */
+  private String suspicionDiagnostic;
+  private Map<String, Double> suspicionFigures;
+  /** Since when the suspicion with {@code suspicionSignature} has held, or -1. */
+  private long suspicionSince = -1;
+  private long suspicionSignature;
 
   HealthMonitor(LaneExecutor lane, HealthSettings config) {
     this.lane = lane;
@@ -233,6 +248,11 @@ final class HealthMonitor {
       } else {
         desired = judgeLoad(now, figures);
         why = describe(desired, figures);
+        if (suspicionDiagnostic != null) {
+          desired = atLeastSaturated(desired);
+          why = suspicionDiagnostic;
+          figures.putAll(suspicionFigures);
+        }
       }
       move(desired, now, figures, why);
     } finally {
@@ -261,6 +281,7 @@ final class HealthMonitor {
           return;
         }
       }
+      clearSuspicion();
       deadlockDiagnostic = diagnostic;
       deadlockFigures = figures;
       move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
@@ -286,16 +307,91 @@ final class HealthMonitor {
     cures.add(this::deliver);
   }
 
-  /** {@link Deadlocks} found this lane not stuck. */
-  void notDeadlocked() {
+  /**
+   * {@link Deadlocks} suspects (cannot prove) a starvation deadlock here. Once the same suspicion
+   * ({@code signature}: the same tasks running) has held for the detection period, it is reported:
+   * the lane is at least SATURATED and an event is delivered whose diagnostic begins "suspected
+   * starvation deadlock" and whose figures hold {@code suspectedDeadlock = 1}, even when the state
+   * does not change (the diagnosis did). Nothing is ever done to a task on a suspicion.
+   */
+  void suspected(long signature, String diagnostic, Map<String, Double> figures,
+      List<Runnable> after) {
+    long now = lane.now();
+    boolean announced;
     lock.lock();
     try {
-      deadlockDiagnostic = null;
-      deadlockFigures = null;
-      stackProofSince = -1;
+      announced = leaveDeadlocked(now); // a proof seen earlier no longer holds
+      if (suspicionSince < 0 || signature != suspicionSignature) {
+        clearSuspicion(); // a new suspicion (or other tasks now): its clock starts now
+        suspicionSince = now;
+        suspicionSignature = signature;
+      }
+      boolean held = now - suspicionSince >= config.deadlockDetection().toNanos();
+      boolean first = held && suspicionDiagnostic == null;
+      if (held) {
+        suspicionDiagnostic = diagnostic;
+        suspicionFigures = figures;
+      }
+      if (first) {
+        ForeignFutures.explainSuspicionOnce();
+        Map<String, Double> all = new LinkedHashMap<>();
+        LaneHealth to = atLeastSaturated(judgeLoad(now, all));
+        all.putAll(figures);
+        transition(to, now, all, diagnostic);
+        announced = true;
+      }
     } finally {
       lock.unlock();
     }
+    if (announced) {
+      after.add(this::deliver);
+    }
+  }
+
+  /**
+   * {@link Deadlocks} found this lane neither stuck nor suspected. A lane in DEADLOCKED leaves it
+   * now, on this first check without the evidence, for the state its load gives (no exit
+   * hysteresis: the deadlock is over, not merely quieter); a suspicion ends silently, and the
+   * state then follows the load as usual.
+   */
+  void notDeadlocked(List<Runnable> after) {
+    long now = lane.now();
+    boolean moved;
+    lock.lock();
+    try {
+      clearSuspicion();
+      moved = leaveDeadlocked(now);
+    } finally {
+      lock.unlock();
+    }
+    if (moved) {
+      after.add(this::deliver);
+    }
+  }
+
+  /** Forgets a proof; leaves DEADLOCKED if the lane is in it. True if it moved. Call under lock. */
+  private boolean leaveDeadlocked(long now) {
+    deadlockDiagnostic = null;
+    deadlockFigures = null;
+    stackProofSince = -1;
+    if (state != LaneHealth.DEADLOCKED) {
+      return false;
+    }
+    Map<String, Double> figures = new LinkedHashMap<>();
+    LaneHealth desired = judgeLoad(now, figures);
+    move(desired, now, figures, "the starvation deadlock is over; " + describe(desired, figures));
+    return true;
+  }
+
+  /** Call under lock. */
+  private void clearSuspicion() {
+    suspicionDiagnostic = null;
+    suspicionFigures = null;
+    suspicionSince = -1;
+  }
+
+  private static LaneHealth atLeastSaturated(LaneHealth h) {
+    return h.ordinal() < LaneHealth.SATURATED.ordinal() ? LaneHealth.SATURATED : h;
   }
 
   private LaneHealth judgeLoad(long now, Map<String, Double> figures) {
@@ -317,7 +413,7 @@ final class HealthMonitor {
     threshold = Math.max(threshold, config.minWait().toNanos());
     figures.put("meanWaitMs", meanWait / 1e6);
     figures.put("oldestQueuedMs", headAge / 1e6);
-    figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6);
+    figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6); // -1: none ended yet
     figures.put("thresholdMs", threshold / 1e6);
     figures.put("endedInWindow", (double) count);
     figures.put("rejectedInWindow", (double) rejectedInWindow);
@@ -334,9 +430,12 @@ final class HealthMonitor {
           Math.max(f.get("meanWaitMs"), f.get("oldestQueuedMs")), f.get("thresholdMs"));
       case SATURATED -> String.format(Locale.ROOT,
           "queue wait %.1f ms (mean of ended tasks %.1f ms, oldest queued %.1f ms) above threshold"
-              + " %.1f ms (mean run %.1f ms)",
+              + " %.1f ms (%s)",
           Math.max(f.get("meanWaitMs"), f.get("oldestQueuedMs")), f.get("meanWaitMs"),
-          f.get("oldestQueuedMs"), f.get("thresholdMs"), f.get("meanRunMs"));
+          f.get("oldestQueuedMs"), f.get("thresholdMs"),
+          f.get("meanRunMs") < 0 // the figure's "none" (see judgeLoad)
+              ? "no task has ended yet"
+              : String.format(Locale.ROOT, "mean run %.1f ms", f.get("meanRunMs")));
       case REJECTING -> String.format(Locale.ROOT, "%.0f tasks rejected or dropped in the window",
           f.get("rejectedInWindow"));
       case DEADLOCKED -> "deadlocked";
@@ -355,11 +454,23 @@ final class HealthMonitor {
     long held = now - candidateSince;
     boolean worse = desired.ordinal() > state.ordinal();
     long needed =
-        desired == LaneHealth.DEADLOCKED
-            ? 0
+        desired == LaneHealth.DEADLOCKED || state == LaneHealth.DEADLOCKED
+            ? 0 // a deadlock is entered and left on the analysis' evidence, with no hysteresis
             : worse ? config.enterAfter().toNanos() : config.exitAfter().toNanos();
     if (held < needed) {
       return;
+    }
+    transition(desired, now, figures, why);
+  }
+
+  /**
+   * Records a transition to {@code desired} (from the state itself when only the diagnosis
+   * changed) and queues its event; call under lock.
+   */
+  private void transition(LaneHealth desired, long now, Map<String, Double> figures, String why) {
+    if (candidate != desired) {
+      candidate = desired;
+      candidateSince = now;
     }
     LaneHealth from = state;
     if (from != LaneHealth.OK) {
