@@ -48,11 +48,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Suspicion.</b> Where {@code java.util.concurrent} is not open, a wait on a JDK future
  * cannot be tied to a task, so such a cycle cannot be proven. A lane is then <em>suspected</em>
  * when every worker is parked, with no timeout, either on a lanes future of a task queued here or
- * (inside a task) on a {@code CompletableFuture}, and the lane holds at least as many queued
- * {@code runAsync}/{@code supplyAsync} tasks, each of a matched worker accepted no earlier than the
- * task that worker runs (so it may be that worker's child). Who submitted a task is not recorded,
- * so this is evidence, not proof: the lane's monitor reports it as suspected once it held, with
- * the same tasks running, for the detection period, and never acts on it.
+ * (inside a task) on a {@code CompletableFuture}, and each worker parked on a {@code
+ * CompletableFuture} submitted, from its own thread, a {@code runAsync}/{@code supplyAsync} task
+ * still queued here (a JDK async task's envelope records the worker that submitted it). Which
+ * future a worker waits on cannot be read, so this is evidence, not proof: the lane's monitor
+ * reports it as suspected once it held, with the same tasks running, for the detection period,
+ * and never acts on it.
  *
  * <p><b>Concurrency design.</b> One analysis runs at a time ({@code LOCK}); it reads the lanes'
  * worker sets, queues and envelope states without their locks, a racy view made safe by what it
@@ -264,6 +265,7 @@ final class Deadlocks {
    */
   private static Suspicion suspect(LaneExecutor l, List<Worker> workers) {
     List<Long> since = new ArrayList<>(); // when each CompletableFuture waiter's task was accepted
+    List<Worker> cfWaiters = new ArrayList<>();
     int lanesWaiters = 0;
     long signature = 17;
     for (Worker w : workers) {
@@ -289,29 +291,29 @@ final class Deadlocks {
         return null;
       }
       since.add(running.acceptedNanos);
+      cfWaiters.add(w);
     }
     if (since.isEmpty()) {
       return null;
     }
-    List<Long> queuedAt = new ArrayList<>();
+    // Each waiter must have submitted, from its own thread, a JDK async task still queued here.
+    java.util.Set<Worker> submitters =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    int queuedAsync = 0;
     for (LaneFuture<?> e : l.queuedEnvelopes()) {
       if (!e.handedOut && ForeignFutures.isJdkAsyncTask(e.source)) {
-        queuedAt.add(e.acceptedNanos);
+        queuedAsync++;
+        if (e.submitter != null) {
+          submitters.add(e.submitter);
+        }
       }
     }
-    if (queuedAt.size() < since.size()) {
-      return null;
-    }
-    // Each waiter needs its own queued task accepted no earlier than its running one: the sets
-    // are nested, so matching the latest-started waiter with the latest-accepted task is optimal.
-    since.sort(java.util.Comparator.reverseOrder());
-    queuedAt.sort(java.util.Comparator.reverseOrder());
-    for (int k = 0; k < since.size(); k++) {
-      if (queuedAt.get(k) < since.get(k)) {
+    for (Worker w : cfWaiters) {
+      if (!submitters.contains(w)) {
         return null;
       }
     }
-    return new Suspicion(l, workers, since.size(), lanesWaiters, queuedAt.size(), signature);
+    return new Suspicion(l, workers, since.size(), lanesWaiters, queuedAsync, signature);
   }
 
   /** The queued task a worker registered an untimed wait on, or null. */

@@ -3,7 +3,8 @@ package dev.lanes;
 import java.util.Map;
 
 /**
- * A lane's health changed.
+ * A lane's health, or its diagnosis, changed ({@code from == to} for a suspected starvation
+ * deadlock on a lane that was already SATURATED).
  *
  * @param lane the lane's name
  * @param from the previous state

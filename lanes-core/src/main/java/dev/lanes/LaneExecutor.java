@@ -507,6 +507,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     } else {
       e = LaneFuture.internal(this, work, source, label, ticker.read());
       e.timed = timed;
+      if (run instanceof CompletableFuture.AsynchronousCompletionTask) {
+        e.submitter = WaitTracker.current(); // a worker of a lane that waits on it, perhaps
+      }
     }
     boolean shed = shedTargetNanos != 0 && shedding(e.acceptedNanos);
     if (runState == RUNNING && !shed && tryAdmit()) {

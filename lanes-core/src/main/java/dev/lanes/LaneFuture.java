@@ -76,6 +76,12 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
   long id;
   long acceptedNanos;
   /**
+   * For a JDK async task ({@code CompletableFuture.runAsync/supplyAsync}) given to {@code execute}
+   * by one of the lane's own workers, that worker (evidence for a suspected deadlock, see {@link
+   * Deadlocks}); else null.
+   */
+  Worker submitter;
+  /**
    * With a task decorator, the innermost wrapper around the task, which stamps the task's own
    * start and end (so the decorator's capture and restore are no task's time); else null.
    */
