@@ -153,6 +153,11 @@ final class TaskRing {
         return t;
       }
     }
+    return spill(item, stamp);
+  }
+
+  /** Appends to the overflow (see "Overflow" in the class comment); returns the position. */
+  long spill(Object item, long stamp) {
     spilled.incrementAndGet(); // claimed: visible to hasClaimed before the entry is linked
     long position = SPILL_BASE + spillAppends.getAndIncrement();
     if (item instanceof LaneFuture<?> f && f.id == 0) {

@@ -21,7 +21,8 @@ class JcstressTest {
       "RingStress.Consumers", "RingStress.HandOff", "RingStress.Size",
       "IdleWakeStress", "WakeAllStress", "TakeOrKillStress",
       "AdmissionStress.OneSlotTwoSubmitters", "AdmissionStress.ReleaseRacesAdmit",
-      "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress");
+      "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
+      "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
