@@ -107,6 +107,19 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
   /** {@return how many tasks may wait beyond the running ones; fixed when the lane is built} */
   int queueCapacity();
 
+  /**
+   * {@return tasks waiting now, read at once from the queue without a snapshot} Cheap (no lock,
+   * no drain of the figures), for gauges and control loops that need only this; it is read apart
+   * from everything else, so beside other figures use {@link #stats()}, whose books balance.
+   */
+  int queued();
+
+  /**
+   * {@return tasks running now, read at once from the lane's threads without a snapshot} Cheap,
+   * like {@link #queued()}.
+   */
+  int running();
+
   /** {@return what the lane does with a task that arrives when it is full} */
   OverflowPolicy overflow();
 

@@ -1067,8 +1067,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   // ---------------------------------------------------------------- stats
 
+  @Override
+  public int queued() {
+    return queuedCount();
+  }
+
   /** Tasks running now: workers inside a task, plus callers running one (caller-runs). */
-  int running() {
+  @Override
+  public int running() {
     int n = 0;
     for (Worker w : pool.workers) {
       if (w.isRunningTask()) {

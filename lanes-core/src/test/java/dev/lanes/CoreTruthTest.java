@@ -294,6 +294,23 @@ class CoreTruthTest {
     assertThat(lies).isEmpty();
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void theCheapGaugesReadQueuedAndRunningWithoutASnapshot(String kind) throws Exception {
+    Lane lane = lane(kind, "gauges", 1).queueCapacity(4).build();
+    assertThat(lane.queued()).isZero();
+    assertThat(lane.running()).isZero();
+    CountDownLatch release = Work.occupy(lane);
+    lane.execute(() -> {});
+    lane.execute(() -> {});
+    assertThat(lane.running()).isEqualTo(1);
+    assertThat(lane.queued()).isEqualTo(2);
+    release.countDown();
+    assertTerminates(lane);
+    assertThat(lane.queued()).isZero();
+    assertThat(lane.running()).isZero();
+  }
+
   // ------------------------------------------------------------------ room under many producers
 
   @ParameterizedTest

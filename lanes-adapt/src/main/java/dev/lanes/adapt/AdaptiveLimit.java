@@ -3,7 +3,6 @@ package dev.lanes.adapt;
 import dev.lanes.Lane;
 import dev.lanes.LaneBuilder;
 import dev.lanes.LaneKind;
-import dev.lanes.LaneStats;
 import dev.lanes.TaskOutcome;
 import dev.lanes.TaskRecord;
 import java.util.Collections;
@@ -42,7 +41,8 @@ import java.util.function.Consumer;
  * with — the control law's window, smoothed run time and baseline, and the closed flag's
  * transition — is guarded by {@code lock}: a worker tries it for each record that counts (and
  * skips the sample if another holds it: no worker ever waits for the controller), adds the
- * sample, and when the window is full reads the lane's demand ({@code stats()}), decides, calls
+ * sample, and when the window is full reads the lane's demand (its cheap {@code running()} and
+ * {@code queued()} gauges, no snapshot), decides, calls
  * {@code setConcurrency} and delivers the change to the listeners, all before releasing it. So
  * decisions are serial, each sees the previous one's state (the lock's happens-before), the lane's
  * concurrency and {@link #limit()} move in the order the events report, and a listener never runs
@@ -167,15 +167,16 @@ public final class AdaptiveLimit implements AutoCloseable {
       if (closed || !law.add(r.startedNanos(), r.endedNanos(), r.runNanos())) {
         return;
       }
-      LaneStats s = lane.stats();
-      ControlLaw.Decision d = law.decide(r.endedNanos(), lane.concurrency(), s.running(), s.queued());
+      int running = lane.running(); // cheap gauges: no snapshot on a worker thread
+      int queued = lane.queued();
+      ControlLaw.Decision d = law.decide(r.endedNanos(), lane.concurrency(), running, queued);
       if (!d.changed()) {
         return;
       }
       lane.setConcurrency(d.to());
       limit = d.to();
       LimitChange change = new LimitChange(lane.name(), d.from(), d.to(), d.reason(), d.samples(),
-          d.recentRunNanos(), d.baselineRunNanos(), s.running(), s.queued(), r.endedNanos());
+          d.recentRunNanos(), d.baselineRunNanos(), running, queued, r.endedNanos());
       for (Consumer<? super LimitChange> l : listeners) {
         try {
           l.accept(change);

@@ -20,7 +20,7 @@ final class LaneAdapter {
 
   LaneAdapter(Lane lane) {
     this.lane = Objects.requireNonNull(lane, "lane");
-    this.queueCapacity = lane.stats().queueCapacity();
+    this.queueCapacity = lane.queueCapacity();
   }
 
   String name() {
