@@ -78,11 +78,12 @@ import java.util.function.Consumer;
  *   <li><b>Counts.</b> A worker counts a task's outcome in its own single-writer {@link
  *       TimingBook} tally with its timings, before it completes the task's future (so whoever
  *       sees the future done also sees the task counted — once the tally is drained by the next
- *       read). Submissions are counted by the ring's tail (less second appends) plus the tasks
- *       that never entered it; the rare endings elsewhere (cancelled while queued, rejected,
- *       returned) by {@link LongAdder}s. Running tasks are the workers' release-stored busy flags.
- *       A snapshot under load is approximate by the tasks in flight; once quiet, the books
- *       balance exactly.
+ *       read). Submissions are counted by the ring's tail (less second appends), the caller-run
+ *       tasks and the refusals; starts by each worker's tally before the task runs; the rare
+ *       endings elsewhere (cancelled while queued, dropped, returned, refused) by {@link
+ *       LongAdder}s. {@link #stats()} reads them in the order a task moves through them and
+ *       derives running and queued, so every snapshot's books balance; the cheap gauges
+ *       ({@link #queued()}, {@link #running()}) read the ring and the workers' busy flags.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
  *   <li><b>Timing</b> and a task's run are the worker's ({@link Worker}, class comment).
  * </ul>
