@@ -22,7 +22,7 @@ class JcstressTest {
       "IdleWakeStress", "WakeAllStress", "TakeOrKillStress",
       "AdmissionStress.OneSlotTwoSubmitters", "AdmissionStress.ReleaseRacesAdmit",
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
-      "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake");
+      "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
