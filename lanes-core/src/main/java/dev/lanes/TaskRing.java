@@ -204,14 +204,18 @@ final class TaskRing {
   }
 
   /**
-   * Takes the oldest entry, or returns null if none is published: the array's first, then the
-   * overflow's. The stamp of the entry taken is left in {@code into.stamp} and its position in
+   * Takes the oldest entry, or returns null if none is published: the array's first, then — only
+   * once nothing is claimed in the array — the overflow's, so no entry passes an older one whose
+   * producer is still publishing it in the array. The stamp of the entry taken is left in {@code into.stamp} and its position in
    * {@code into.position}.
    */
   Object poll(Taken into) {
     Object item = pollArray(into);
     if (item != null || spilled.get() == 0) {
       return item;
+    }
+    if (arrayHasClaimed()) {
+      return null; // an older entry is being published in the array: it comes first
     }
     Spilled x = spill.poll();
     if (x == null) {
@@ -263,9 +267,19 @@ final class TaskRing {
     }
   }
 
-  /** True if some position is claimed and not yet taken (see the class comment). */
+  /**
+   * True if some position is claimed and not yet taken (see the class comment). Reads {@code
+   * head} before {@code tail}: an entry that stays in the ring between the two reads is always
+   * seen (read the other way round, consumers and producers moving in between could hide it); at
+   * worst it answers true for an entry taken meanwhile, and every caller re-checks.
+   */
   boolean hasClaimed() {
-    return (long) TAIL.getVolatile(pos) > (long) HEAD.getVolatile(pos) || spilled.get() > 0;
+    return arrayHasClaimed() || spilled.get() > 0;
+  }
+
+  private boolean arrayHasClaimed() {
+    long h = (long) HEAD.getVolatile(pos);
+    return (long) TAIL.getVolatile(pos) > h;
   }
 
   /**
