@@ -470,6 +470,63 @@ class GateTest {
     Work.assertBooksBalance(lane.stats());
   }
 
+  /** Rounds of the stress test below. */
+  private static final int ROUNDS = 60;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void shutdownNowAtRandomWhileWorkersComeAndGoAtTheGateAlwaysTerminatesAndBalances(String kind)
+      throws Exception {
+    for (int round = 0; round < ROUNDS; round++) {
+      SemaphoreGate inner = new SemaphoreGate(1 + round % 3);
+      Set<Runnable> readies = ConcurrentHashMap.newKeySet();
+      LaneGate gate = ready -> {
+        readies.add(ready);
+        return inner.tryEnter(ready);
+      };
+      Peak peak = new Peak();
+      Lane lane = lane(kind, "churn-" + kind, 4).queueCapacity(100).gate(gate).build();
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread noise = new Thread(() -> { // late, spurious readies and changes of concurrency
+        int n = 0;
+        while (!stop.get()) {
+          readies.forEach(Runnable::run);
+          if (++n % 50 == 0) {
+            lane.setConcurrency(1 + n / 50 % 4);
+          }
+          Thread.yield();
+        }
+      }, "noise");
+      noise.start();
+      List<CompletableFuture<Integer>> futures = new ArrayList<>();
+      int tasks = 20 + round;
+      for (int i = 0; i < tasks; i++) {
+        int v = i;
+        futures.add(lane.submit(() -> peak.inside(() -> v)));
+      }
+      // Stop at a point that moves from round to round: before, among or after the tasks.
+      int target = round % tasks;
+      Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+          .until(() -> lane.stats().completed() >= Math.min(target, tasks / 2));
+      lane.shutdownNow();
+      stop.set(true);
+      Work.join(List.of(noise));
+      assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+          .as("round %d terminates", round).isTrue();
+      for (CompletableFuture<Integer> f : futures) {
+        assertThat(f).isDone();
+      }
+      assertThat(peak.most.get()).isLessThanOrEqualTo(1 + round % 3);
+      assertThat(inner.doubleExits.get()).isZero();
+      assertThat(inner.exits.get()).as("round %d: every pass back", round)
+          .isEqualTo(inner.passes.get());
+      LaneStats s = lane.stats();
+      assertThat(s.completed() + s.count(TaskOutcome.RETURNED) + s.cancelled() + s.failed())
+          .isEqualTo(tasks);
+      Work.assertBooksBalance(s);
+    }
+  }
+
   @Test
   void aGateIsRefusedWithCallerRunsOrCompensationAndGivenOnce() {
     LaneGate gate = new SemaphoreGate(1);
