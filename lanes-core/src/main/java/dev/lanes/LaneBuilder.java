@@ -58,6 +58,8 @@ public final class LaneBuilder {
   /** Shedding target and interval in nanoseconds; 0 when shedding is off. */
   long shedTargetNanos = 0;
   long shedIntervalNanos = 0;
+  /** The lane's gate ({@link #gate}), or null. */
+  LaneGate gate;
 
   /** Settings given so far, with the value shown when one is given again. */
   private final Map<String, Object> given = new HashMap<>();
@@ -530,6 +532,25 @@ public final class LaneBuilder {
     return this;
   }
 
+  /**
+   * A gate every queued task passes before it starts ({@link LaneGate}: a limit beyond the lane's
+   * own concurrency that the lane does not own, such as a cap shared across processes). Default:
+   * none. A lane with a gate cannot run tasks outside it, so {@link #build()} refuses it with
+   * {@link OverflowPolicy#callerRuns()} (the caller would run the task without a pass) and with
+   * {@link #compensateOnDeadlock} (an extra thread would too).
+   *
+   * @param gate the gate
+   * @return this builder
+   * @throws NullPointerException if {@code gate} is null
+   * @throws IllegalStateException if it was already set
+   */
+  public LaneBuilder gate(LaneGate gate) {
+    Objects.requireNonNull(gate, prefix() + "gate must not be null");
+    once("gate", gate);
+    this.gate = gate;
+    return this;
+  }
+
   HealthSettings health() {
     return new HealthSettings(saturationWindow, waitToRunRatio, fixedWaitThreshold,
         saturationMinWait, enterAfter, exitAfter, deadlockAction, deadlockDetection,
@@ -558,6 +579,14 @@ public final class LaneBuilder {
 
   /** Builds with {@code outer} around this builder's own decorator (for {@link Lanes}). */
   Lane build(TaskDecorator outer) {
+    if (gate != null && overflow.kind() == OverflowPolicy.Kind.CALLER_RUNS) {
+      throw new IllegalArgumentException(prefix() + "a gate cannot go with overflow " + overflow
+          + ": the caller would run the task without passing the gate");
+    }
+    if (gate != null && deadlockAction == HealthSettings.DeadlockAction.COMPENSATE) {
+      throw new IllegalArgumentException(prefix() + "a gate cannot go with compensateOnDeadlock:"
+          + " a compensation thread would run the task without passing the gate");
+    }
     if (threadFactory != null && kind == LaneKind.VIRTUAL) {
       Thread probe;
       try {

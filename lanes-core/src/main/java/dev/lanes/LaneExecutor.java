@@ -84,6 +84,12 @@ import java.util.function.Consumer;
  *       LongAdder}s. {@link #stats()} reads them in the order a task moves through them and
  *       derives running and queued, so every snapshot's books balance; the cheap gauges
  *       ({@link #queued()}, {@link #running()}) read the ring and the workers' busy flags.
+ *   <li><b>The gate</b> ({@link LaneGate}, optional, final): a worker takes a queued entry only
+ *       with a pass ({@link Worker}, "The gate"); without one it parks, the entry stays queued.
+ *       {@link #wakeAll} wakes workers parked at the gate as well as idle ones; what the gate
+ *       throws is "not now" with a back-off, logged at most once per 10 s ({@link #enterGate},
+ *       {@link #exitGate}); a refusal ends the oldest entry through {@link #endQueued} ({@link
+ *       #refuseOldest}). No gate, no cost beyond a null check per loop and per run.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
  *   <li><b>Timing</b> and a task's run are the worker's ({@link Worker}, class comment).
  * </ul>
@@ -188,6 +194,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
   final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
 
+  /** The lane's gate ({@link LaneBuilder#gate}), or null: see "The gate" in the class comment. */
+  final LaneGate gate;
+  /** When a failing gate was last logged (at most one line per 10 s; a racy read is harmless). */
+  private volatile long lastGateWarning = System.nanoTime() - GATE_WARNING_NANOS;
+  private static final long GATE_WARNING_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   final TimingBook timings;
   final LongAdder cpuBoundSamples = new LongAdder();
   final LongAdder blockingSamples = new LongAdder();
@@ -215,6 +227,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     this.queueCapacity = b.queueCapacity;
     this.decorator = decorator;
     this.exceptionHandler = b.exceptionHandler;
+    this.gate = b.gate;
     this.ring = newRing(name, queueCapacity, b.queueCapacity + b.concurrency);
     this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b);
     for (TaskOutcome o : TaskOutcome.values()) {
@@ -971,7 +984,76 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         break;
       }
     }
-    ring.wakeAll(); // an idle worker re-checks whether it is one too many
+    wakeAll(); // an idle worker re-checks whether it is one too many
+  }
+
+  /**
+   * Wakes every idle worker and every worker waiting at the gate (shutdown, a change of
+   * concurrency): the ring's epoch moves first, so a worker about to park sees it.
+   */
+  void wakeAll() {
+    ring.wakeAll();
+    if (gate != null) {
+      pool.wakeGateWaiters();
+    }
+  }
+
+  // ---------------------------------------------------------------- the gate
+
+  /**
+   * Asks the gate for a pass on behalf of worker {@code w}: a pass, null (not now), or {@link
+   * LaneGate#REFUSE}. What the gate throws counts as "not now" and sets the worker's back-off
+   * ({@link Worker#gateBackOffNanos}); it is logged, at most one line per 10 s.
+   */
+  LaneGate.Pass enterGate(Worker w) {
+    try {
+      LaneGate.Pass p = gate.tryEnter(w.gateReady);
+      w.gateFailures = 0;
+      w.gateBackOffNanos = 0;
+      return p;
+    } catch (Throwable e) {
+      int n = Math.min(10, w.gateFailures++);
+      w.gateBackOffNanos = TimeUnit.MILLISECONDS.toNanos(1L << n); // 1 ms, doubling to ~1 s
+      warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
+      return null;
+    }
+  }
+
+  /** Gives a pass back, once: {@code outcome} is how its task ended, null if none started. */
+  void exitGate(LaneGate.Pass p, TaskOutcome outcome) {
+    try {
+      p.exit(outcome);
+    } catch (Throwable e) {
+      warnGate("a pass's exit threw (it counts as exited)", e);
+    }
+  }
+
+  private void warnGate(String what, Throwable e) {
+    long now = System.nanoTime();
+    if (now - lastGateWarning < GATE_WARNING_NANOS) {
+      return;
+    }
+    lastGateWarning = now;
+    try {
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": gate " + gate + ": " + what
+          + " (logged at most once per 10 s)", e);
+    } catch (Throwable ignored) {
+      // a failing logger must not break the worker's books
+    }
+  }
+
+  /**
+   * The gate refused the oldest queued task for good ({@link LaneGate#REFUSE}): takes it and ends
+   * it as {@link TaskOutcome#GATE_REFUSED} through {@link #endQueued}.
+   */
+  void refuseOldest(TaskRing.Taken tk) {
+    LaneFuture<?> t = null;
+    for (Object x; t == null && (x = ring.pollClaimed(tk)) != null; ) {
+      t = ownedEnvelope(x, tk);
+    }
+    if (t != null) {
+      endQueued(t, TaskOutcome.GATE_REFUSED, true, true);
+    }
   }
   void reportFailure(Thread thread, Throwable failure) {
     Thread.UncaughtExceptionHandler h = exceptionHandler;

@@ -57,6 +57,7 @@ public final class LaneRejectedException extends RejectedExecutionException {
           + " waited on it";
       case SHED -> "shed a task: queued tasks have waited longer than the shedding target for a"
           + " whole interval";
+      case GATE_REFUSED -> "failed a queued task: the lane's gate refused it";
       default -> throw new AssertionError(reason);
     };
     return "lane \"" + lane + "\" " + why + " (queue capacity " + queueCapacity + ", queued "

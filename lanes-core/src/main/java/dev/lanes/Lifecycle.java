@@ -19,6 +19,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * #tryTerminate()}: a worker as it exits, whoever gives back the last slot of a shutting-down
  * lane, a cancel of a queued task, and the shutdown calls themselves.
  *
+ * <p>With a gate, {@code shutdown} still lets queued tasks pass it as it opens; once a shut-down
+ * lane's ring is empty, {@link #tryTerminate()} unparks the workers still waiting at the gate so
+ * they leave; {@code shutdownNow} interrupts them like every worker.
+ *
  * <p><b>Invariants.</b> {@code runState} never decreases; {@link #terminated} is signalled
  * exactly when TERMINATED is set; the health thread stops watching the lane then.
  *
@@ -41,7 +45,7 @@ final class Lifecycle {
   void shutdown() {
     advanceState(LaneExecutor.SHUTDOWN);
     lane.wakeBlockedCallers();
-    lane.ring.wakeAll(); // idle workers drain what is left and leave
+    lane.wakeAll(); // idle workers (and those at the gate) drain what is left and leave
     tryTerminate();
   }
 
@@ -58,7 +62,7 @@ final class Lifecycle {
     for (Worker w : lane.pool.workers) {
       w.interruptNow();
     }
-    lane.ring.wakeAll();
+    lane.wakeAll();
     List<Runnable> never = new ArrayList<>();
     TaskRing.Taken tk = new TaskRing.Taken();
     Object x;
@@ -94,6 +98,9 @@ final class Lifecycle {
     int rs = lane.runState;
     if (rs == LaneExecutor.RUNNING || rs == LaneExecutor.TERMINATED) {
       return;
+    }
+    if (rs == LaneExecutor.SHUTDOWN && lane.gate != null && !lane.ring.hasClaimed()) {
+      lane.pool.wakeGateWaiters(); // nothing left to pass the gate for: workers waiting there leave
     }
     if (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()) {
       if (!lane.elastic) {

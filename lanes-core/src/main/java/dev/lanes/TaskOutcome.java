@@ -42,12 +42,17 @@ public enum TaskOutcome {
    * Refused: queued tasks had waited longer than the lane's shedding target for a whole interval
    * ({@link LaneBuilder#shedWhenQueuedLongerThan}).
    */
-  SHED;
+  SHED,
+  /**
+   * Accepted, then failed before it started: the lane's {@link LaneGate} refused it for good
+   * ({@link LaneGate#REFUSE}; e.g. a shared cap whose store is away, with a fail-fast policy).
+   */
+  GATE_REFUSED;
 
   /**
    * {@return true for the outcomes of a task refused at submission or dropped before it ran:
    * {@code QUEUE_FULL}, {@code BLOCK_TIMEOUT}, {@code SHUTDOWN}, {@code DISCARDED_OLDEST}, {@code
-   * THREAD_START_FAILED}, {@code DEADLOCK} and {@code SHED}}
+   * THREAD_START_FAILED}, {@code DEADLOCK}, {@code SHED} and {@code GATE_REFUSED}}
    */
   public boolean isRejection() {
     return ordinal() >= QUEUE_FULL.ordinal();

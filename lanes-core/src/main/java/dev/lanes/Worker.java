@@ -3,6 +3,7 @@ package dev.lanes;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -34,6 +35,21 @@ import java.util.function.Consumer;
  * {@code taken}) are its own, padded so that no other worker's writes share their cache line.
  * {@code waitingOn} (and {@code waitTimed}, written before it) is read by the deadlock detector
  * without locks (a racy but safe view: it only reads it).
+ *
+ * <p><b>The gate.</b> On a lane with a {@link LaneGate}, a worker that sees a task queued asks the
+ * gate before it takes one ({@link #takeThroughGate}); it takes the oldest entry only with a
+ * {@link LaneGate.Pass} in hand, keeps it in {@link #pass} (its own field) while the task runs, and
+ * gives it back in {@link #runTask} after the task's code returned and before its future
+ * completes — or, if the worker dies first, on its exit path; whoever gives it back clears the
+ * field first, so a pass is exited once. Without a pass it parks ({@link #atGate} set, the
+ * parking blocker the gate) until the gate runs {@link #gateReady} ({@code gateOpened}, volatile,
+ * then an unpark), the ring's wake-all epoch moves (shutdown, a change of concurrency:
+ * {@link LaneExecutor#wakeAll} bumps the epoch, then unparks the workers it reads {@code atGate}),
+ * the lane stops, or a shut-down lane's ring is empty (then {@link Lifecycle#tryTerminate} unparks
+ * them). Each side writes its volatile and then reads the other's, so one of them sees the other.
+ * A worker at the gate holds its thread (and a virtual lane's permit) but no task: the task stays
+ * queued, so its queue wait includes the gate's. A lane without a gate pays one null check per
+ * loop and one per run.
  *
  * <p><b>Failure model.</b> A worker whose loop ends by an exception or error (from lanes' own
  * bookkeeping, a handler, a logger, an {@code OutOfMemoryError}) still leaves through the lane's
@@ -122,10 +138,42 @@ final class Worker implements Runnable {
   /** A core worker that left because the lane's concurrency was lowered (already uncounted). */
   boolean retired;
 
+  /** The gate's pass for the task this worker runs (gated lanes), or null; the worker's own. */
+  LaneGate.Pass pass;
+
+  /** Set by {@link #gateReady}, cleared by the worker before it asks the gate. */
+  volatile boolean gateOpened;
+
+  /** True while this worker parks at the gate; read by {@link WorkerPool#wakeGateWaiters}. */
+  volatile boolean atGate;
+
+  /** Given to the gate as {@code ready} every time (null on a lane without a gate). */
+  final Runnable gateReady;
+
+  /** Consecutive times the gate threw, and the wait before asking again; the worker's own. */
+  int gateFailures;
+  long gateBackOffNanos;
+
   Worker(LaneExecutor lane, Kind kind) {
     this.lane = lane;
     this.kind = kind;
     this.scratch = LaneFuture.scratch(lane);
+    this.gateReady = lane.gate == null ? null : new Runnable() {
+      @Override
+      public void run() {
+        gateOpened = true;
+        Thread t = thread;
+        if (t != null) {
+          LockSupport.unpark(t);
+        }
+      }
+
+      @Override
+      public String toString() {
+        Thread t = thread;
+        return "ready[" + (t == null ? lane.name : t.getName()) + "]";
+      }
+    };
   }
 
   @Override
@@ -217,7 +265,16 @@ final class Worker implements Runnable {
       if (rs >= LaneExecutor.STOP) {
         return;
       }
-      Object x = lane.takeLive(tk);
+      Object x;
+      if (lane.gate == null) {
+        x = lane.takeLive(tk);
+      } else {
+        x = takeThroughGate(tk, epoch);
+        lastEnd = -1; // the gate's time is the task's queue wait, not its run
+        if (x == AGAIN) {
+          continue;
+        }
+      }
       if (x == null) {
         if (rs >= LaneExecutor.SHUTDOWN) {
           if (!lane.ring.hasClaimed()) {
@@ -240,7 +297,20 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = lane.ring.epoch();
-      Object x = lane.runState >= LaneExecutor.STOP ? null : lane.takeLive(tk);
+      Object x;
+      if (lane.gate == null) {
+        x = lane.runState >= LaneExecutor.STOP ? null : lane.takeLive(tk);
+      } else {
+        x = lane.runState >= LaneExecutor.STOP ? null : takeThroughGate(tk, epoch);
+        lastEnd = -1; // the gate's time is the task's queue wait, not its run
+        if (x == AGAIN) {
+          if (lane.pool.permits.get() > lane.concurrency
+              && !lane.pool.releasePermitAndRecheck(this)) {
+            return; // the cap was lowered while this worker waited at the gate
+          }
+          continue;
+        }
+      }
       if (x == null) {
         if (lane.runState == LaneExecutor.RUNNING
             && lane.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
@@ -257,6 +327,68 @@ final class Worker implements Runnable {
       if (lane.pool.permits.get() > lane.concurrency && !lane.pool.releasePermitAndRecheck(this)) {
         return; // the cap was lowered: this permit goes
       }
+    }
+  }
+
+  /** Returned by {@link #takeThroughGate} when the worker should look again from the top. */
+  private static final Object AGAIN = new Object();
+
+  /**
+   * Gated lanes: takes the oldest live entry with a pass from the gate (left in {@link #pass}), or
+   * returns null (nothing queued; a pass got is given back unused) or {@link #AGAIN} (no pass: the
+   * worker waited at the gate; or the gate refused the oldest task, which is ended).
+   */
+  private Object takeThroughGate(TaskRing.Taken tk, int epoch) {
+    if (!lane.ring.hasClaimed()) {
+      return null; // nothing queued: wait as an idle worker does
+    }
+    gateOpened = false; // before asking: a ready run during the call is not missed
+    LaneGate.Pass p = lane.enterGate(this);
+    if (p == null) {
+      awaitGate(epoch, gateBackOffNanos);
+      return AGAIN;
+    }
+    if (p == LaneGate.REFUSE) {
+      lane.refuseOldest(tk);
+      return AGAIN;
+    }
+    pass = p;
+    Object x = lane.takeLive(tk);
+    if (x == null) {
+      pass = null;
+      lane.exitGate(p, null); // another worker took the task: the pass goes back unused
+    }
+    return x;
+  }
+
+  /**
+   * Parks until the gate says a retry may succeed, the ring's wake-all epoch moved, the lane
+   * stopped, a shut-down lane has nothing queued, or {@code backOffNanos} passed (if not 0).
+   */
+  private void awaitGate(int epoch, long backOffNanos) {
+    long deadline = backOffNanos == 0 ? 0 : System.nanoTime() + backOffNanos;
+    atGate = true; // then re-check everything a waker changes before it reads atGate
+    try {
+      for (; ; ) {
+        int rs = lane.runState;
+        if (gateOpened || lane.ring.epoch() != epoch || rs >= LaneExecutor.STOP
+            || (rs == LaneExecutor.SHUTDOWN && !lane.ring.hasClaimed())) {
+          return;
+        }
+        if (backOffNanos == 0) {
+          LockSupport.park(lane.gate);
+        } else {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return;
+          }
+          LockSupport.parkNanos(lane.gate, left);
+        }
+        // No task of this worker's is running: an interrupt is shutdownNow's (re-checked above).
+        Thread.interrupted();
+      }
+    } finally {
+      atGate = false;
     }
   }
 
@@ -412,6 +544,12 @@ final class Worker implements Runnable {
     // From here on, other code may run on this thread: none of it is this task's time.
     Consumer<? super TaskRecord>[] listeners = lane.taskListeners;
     boolean otherCodeRan = listeners.length > 0 || (f == null && failure != null);
+    if (w != null && w.pass != null) { // gated lane: the pass goes back before the future completes
+      LaneGate.Pass p = w.pass;
+      w.pass = null;
+      lane.exitGate(p, outcome);
+      otherCodeRan = true;
+    }
     if (f != null) {
       otherCodeRan |= f.getNumberOfDependents() > 0;
       boolean completed;
@@ -493,6 +631,11 @@ final class Worker implements Runnable {
     }
     if (w.kind == Worker.Kind.CORE && !w.retired) {
       lane.pool.coreWorkers.decrementAndGet();
+    }
+    LaneGate.Pass p = w.pass;
+    if (p != null) { // died holding a pass: it goes back before the task's future fails
+      w.pass = null;
+      lane.exitGate(p, TaskOutcome.FAILED); // it took a task (an unused pass is cleared first)
     }
     lane.pool.liveWorkers.decrementAndGet();
     if (t != null) {

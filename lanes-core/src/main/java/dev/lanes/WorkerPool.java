@@ -264,6 +264,18 @@ final class WorkerPool {
     }
   }
 
+  /**
+   * Unparks every worker waiting at the lane's gate; each re-checks why it waits (see {@link
+   * Worker}'s "The gate"). Called after the ring's epoch moved or the lane shut down.
+   */
+  void wakeGateWaiters() {
+    for (Worker w : workers) {
+      if (w.atGate) {
+        java.util.concurrent.locks.LockSupport.unpark(w.thread);
+      }
+    }
+  }
+
   /** No worker or permit is free to start a queued task. */
   boolean noFreeCapacity() {
     if (lane.elastic) {

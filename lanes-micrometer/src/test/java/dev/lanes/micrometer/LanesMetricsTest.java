@@ -79,7 +79,7 @@ class LanesMetricsTest {
               .functionCounters())
           .extracting(c -> c.getId().getTag("outcome"))
           .containsExactlyInAnyOrder("queue_full", "block_timeout", "shutdown", "discarded_oldest",
-              "thread_start_failed", "deadlock", "shed");
+              "thread_start_failed", "deadlock", "shed", "gate_refused");
     }
   }
 

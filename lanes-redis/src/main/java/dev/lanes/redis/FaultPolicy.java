@@ -5,10 +5,11 @@ package dev.lanes.redis;
  * fails: it never waits for Redis without a timeout, and never runs without a bound.
  *
  * <ul>
- *   <li>{@link #failFast()} (the default): tasks waiting for a global permit, and tasks submitted
- *       until Redis answers again, fail with {@link SharedCapRejectedException} of reason {@link
- *       SharedCapRejectedException.Reason#REDIS_UNAVAILABLE}. The global cap is never exceeded by
- *       this instance's new tasks.
+ *   <li>{@link #failFast()} (the default): the gate refuses ({@link dev.lanes.LaneGate#REFUSE}),
+ *       so the lane ends its queued tasks, and those submitted until Redis answers again, as
+ *       {@link dev.lanes.TaskOutcome#GATE_REFUSED} as soon as a worker is free to start one (their
+ *       futures fail with a {@link dev.lanes.LaneRejectedException}). The global cap is never
+ *       exceeded by this instance's new tasks.
  *   <li>{@link #localShare(int)}: tasks run with at most {@code share} of them running on this
  *       instance at once (and never more than the lane's own cap), without global permits. Pick
  *       the share as the cap divided by the number of instances to keep the total at the cap.

@@ -1,92 +1,100 @@
 package dev.lanes.redis;
 
-import dev.lanes.Lane;
+import dev.lanes.LaneGate;
+import dev.lanes.TaskOutcome;
 import io.lettuce.core.RedisException;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import org.HdrHistogram.Histogram;
 
 /**
- * A cap shared by every instance of a service: the lane of the same name on each instance runs a
+ * A cap shared by every instance of a service, as a {@link LaneGate}: the lane it gates runs a
  * task only with a global permit from Redis, so that at most {@code cap} tasks run at once across
- * all of them; the lane's own cap still applies on each instance.
+ * every instance whose lane is gated by a shared cap of the same name on the same Redis; the
+ * lane's own concurrency still applies on each instance. Tasks go to the lane as usual ({@code
+ * lane.submit}, {@code execute}, {@code @Async}, …): one queue, one set of figures, the lane's.
  *
  * <pre>{@code
- * Lane partner = Lane.virtual("partner-api", 10).queueCapacity(1_000).build();
- * try (SharedCap shared = SharedCap.builder(partner, "redis://127.0.0.1:6379").cap(20).build()) {
- *   CompletableFuture<String> reply = shared.submit("quote", () -> partnerApi.quote(order));
- *   SharedCapStats s = shared.stats();   // s.globalInUse(), s.permitWait().p99Nanos(), ...
+ * try (SharedCap shared = SharedCap.builder("partner-api", "redis://127.0.0.1:6379").cap(20).build();
+ *     Lane partner = Lane.virtual("partner-api", 10).queueCapacity(1_000).gate(shared).build()) {
+ *   CompletableFuture<String> reply = partner.submit("quote", () -> partnerApi.quote(order));
+ *   SharedCapStats s = shared.stats();   // s.globalInUse(), s.heldHere(), s.health(), ...
  * }
  * }</pre>
  *
- * <p>Design. Tasks given to the shared cap wait in its own bounded queue (as long as the lane's),
- * holding no thread and no connection. While the lane has a free slot (tasks this shared cap
- * handed it and that have not ended are fewer than the lane's cap) and tasks wait, it asks Redis
- * for global permits, asynchronously: one waiter per free slot, never more than tasks waiting, so
- * no permit is held by a task that then waits locally. A grant hands the oldest waiting task to the
- * lane; the permit is renewed every {@code lease / 3} while the task runs and released when it ends,
- * however it ends (completed, failed, cancelled, or refused by the lane). A grant with no task left
- * to run (they were cancelled) is released at once.
+ * <p><b>Design.</b> A worker of the lane that sees a task queued asks {@link #tryEnter}. A permit
+ * granted earlier and not yet taken ({@code unclaimed}) is its pass at once; otherwise the worker
+ * becomes a <em>waiter</em> (one per worker: waiters are keyed by the worker's {@code ready}, so a
+ * worker that asks again while it waits asks Redis for nothing more), Redis is asked for a permit
+ * for it, asynchronously, and the worker parks at the gate. So this instance asks for at most as
+ * many permits as the lane has workers waiting at the gate (never more than its concurrency), a
+ * waiting task holds no permit, and no permit is asked for a task that is not queued. A grant (the
+ * acquire script's reply, or a pub/sub notice from a release anywhere) moves the permit to {@code
+ * unclaimed} and runs the waiter's {@code ready}; the first worker to ask takes it. A pass is
+ * renewed every {@code lease / 3} while its task runs and released when the lane exits it, however
+ * the task ended (completed, failed, cancelled while it ran — only once its code has returned),
+ * or at once if it went unused. A grant nobody takes within a retry interval (its worker left: the
+ * task was taken by another worker, or the lane shut down) is released.
  *
- * <p>State and locking. The queue, the outstanding waiters, the running permits, the health and
- * the counts are guarded by {@code lock}. Calls to Redis are never made under the lock; their
- * replies are handled on this shared cap's own scheduler thread ({@code lanes-redis-<name>}), which
- * also renews leases, probes Redis while it is away and asks again for waiting permits. A permit
- * freed anywhere (a release, a lapsed lease) is handed by the script itself to the oldest waiter,
- * and Redis publishes the grant (pub/sub) so its instance starts the task without polling; asking
- * again every {@code retryInterval} keeps the waiters' places and finds a grant whose notice was
- * lost.
+ * <p><b>State and locking.</b> Waiters, unclaimed grants, passes out, health and counts are
+ * guarded by {@code lock}. Redis is never called under the lock, and neither is a {@code ready}:
+ * both are collected as actions and run after it is released. Replies are handled on this shared
+ * cap's own scheduler thread ({@code lanes-redis-<name>}), which also renews leases, probes Redis
+ * while it is away, asks again for waiting permits (to keep their places, and to find a grant
+ * whose notice was lost) and releases unclaimed grants. {@code globalInUse} and {@code
+ * globalWaiters} are volatile copies of Redis's last answer.
  *
- * <p>Failure model. Every Redis call has a timeout. A failed or timed-out call applies the {@link
- * FaultPolicy}: fail fast (queued tasks fail with {@link SharedCapRejectedException.Reason#REDIS_UNAVAILABLE})
- * or run under a local share. The shared cap returns to the global cap as soon as a probe
- * succeeds; that first renewal holds every grant (of every instance) for a settle time of two probe
- * intervals and a call timeout, so the other instances put back their running tasks' permits
- * before new ones are handed out. Running tasks keep running through an outage; their permits lapse on Redis's clock
- * if not renewed, and renewing puts back the permits of tasks still running (after a lapse or a
- * restart that lost Redis's data), so Redis's count of holders stays the count of tasks running.
- * What this cannot prevent: while a running task's permit is missing from Redis (lapsed during a
- * long pause or partition, or lost in a restart) another instance may be granted its place, until
- * the next renewal puts it back; see the module README's guarantees table.
+ * <p><b>Failure model.</b> Every Redis call has a timeout. A failed or timed-out call applies the
+ * {@link FaultPolicy} once per outage, and wakes every worker waiting at the gate: under {@code
+ * failFast()} each then gets {@link LaneGate#REFUSE}, so the lane ends its queued tasks as {@link
+ * TaskOutcome#GATE_REFUSED} (and every task queued until Redis answers); under {@code
+ * localShare(n)} at most {@code n} passes without a permit are out at once. Nothing here throws
+ * into the lane: a Redis client that throws is a failed call. Running tasks keep running through an
+ * outage; their permits lapse on Redis's clock if not renewed, and renewing puts back the permits
+ * of tasks still running (after a lapse or a restart that lost Redis's data), so Redis's count of
+ * holders stays the count of tasks running. The first successful probe sets {@code GLOBAL} again
+ * and holds every grant (of every instance) for a settle time of two probe intervals and a call
+ * timeout, so the other instances put back their running tasks' permits before new ones are handed
+ * out. What this cannot prevent: while a running task's permit is missing from Redis another
+ * instance may be granted its place, until the next renewal puts it back (see the module README).
+ * {@link #close()} refuses whatever still waits at the gate and waits for the passes out to come
+ * back: close the lane first.
  */
-public final class SharedCap implements Executor, AutoCloseable {
+public final class SharedCap implements LaneGate, AutoCloseable {
 
-  /** Starts building a shared cap for {@code lane} on the Redis at {@code redisUri}. */
-  public static Builder builder(Lane lane, String redisUri) {
-    return new Builder(new LaneAdapter(lane), redisUri);
+  /**
+   * Starts building a shared cap named {@code name} (give the lane's name: instances whose shared
+   * caps have the same name share the cap) on the Redis at {@code redisUri}.
+   */
+  public static Builder builder(String name, String redisUri) {
+    return new Builder(name, redisUri);
   }
 
   private static final AtomicLong INSTANCES = new AtomicLong();
 
   private final String name;
-  private final LaneAdapter lane;
   private final int cap;
-  private final int queueCapacity;
   private final Duration lease;
   private final Duration waiterLease;
   private final Duration renewInterval;
@@ -103,32 +111,34 @@ public final class SharedCap implements Executor, AutoCloseable {
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final ReentrantLock lock = new ReentrantLock();
+  /** Signalled when the last pass out comes back (for {@link #close()}). */
   private final Condition idle = lock.newCondition();
   // Guarded by lock.
-  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  /** Waiters asking Redis for a permit, oldest first, by permit id. */
   private final LinkedHashMap<String, Waiter> waiters = new LinkedHashMap<>();
-  private final HashMap<String, Boolean> running = new HashMap<>(); // permit id -> on local share
+  /** The same waiters by their worker's {@code ready} (identity: one waiter per worker). */
+  private final IdentityHashMap<Runnable, Waiter> waiterOf = new IdentityHashMap<>();
+  /** Workers told "not now" while on the local share (or while grants are held), to wake. */
+  private final LinkedHashSet<Runnable> parked = new LinkedHashSet<>();
+  /** Permits granted to this instance that no worker has taken yet, oldest first. */
+  private final ArrayDeque<Grant> unclaimed = new ArrayDeque<>();
+  /** Passes out: permit id → true if on the local share (no permit in Redis). */
+  private final HashMap<String, Boolean> running = new HashMap<>();
   private int runningOnLocalShare;
+  /** Passes taken out of {@code running} whose release is not sent yet (close waits for them). */
+  private int passesComingBack;
   private SharedCapHealth health = SharedCapHealth.GLOBAL;
-  private long submitted;
-  private long started;
-  private long cancelledWhileQueued;
   private long granted;
   private long reinstated;
+  private long refused;
   private long redisFailures;
-  private final EnumMap<SharedCapRejectedException.Reason, Long> rejected =
-      new EnumMap<>(SharedCapRejectedException.Reason.class);
-  private final Histogram permitWait = new Histogram(TimeUnit.HOURS.toNanos(1), 2);
-  private final Histogram queueWait = new Histogram(TimeUnit.HOURS.toNanos(1), 2);
 
   private volatile long globalInUse;
   private volatile long globalWaiters;
 
   private SharedCap(Builder b) {
-    this.lane = b.lane;
-    this.name = b.lane.name();
+    this.name = b.name;
     this.cap = b.cap;
-    this.queueCapacity = b.lane.queueCapacity();
     this.lease = b.lease;
     this.waiterLease = b.waiterLease;
     this.renewInterval = b.lease.dividedBy(3);
@@ -174,6 +184,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     }
   }
 
+  /** The shared cap's name (its lane's), which keys it in Redis. */
   public String name() {
     return name;
   }
@@ -207,149 +218,127 @@ public final class SharedCap implements Executor, AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Submission
+  // The gate
 
   /**
-   * Queues {@code task} until a global permit is granted, then runs it on the lane.
-   *
-   * @throws SharedCapRejectedException when the queue is full, the cap is closed, or Redis is away
-   *     and the policy is fail-fast
-   */
-  public <T> CompletableFuture<T> submit(String label, Callable<T> task) {
-    Objects.requireNonNull(task, "task");
-    Pending p = new Pending(label, task, System.nanoTime());
-    List<Runnable> actions;
-    lock.lock();
-    try {
-      submitted++;
-      SharedCapRejectedException.Reason refusal =
-          switch (health) {
-            case CLOSED -> SharedCapRejectedException.Reason.SHUTDOWN;
-            case UNAVAILABLE -> SharedCapRejectedException.Reason.REDIS_UNAVAILABLE;
-            default -> queue.size() >= queueCapacity
-                ? SharedCapRejectedException.Reason.QUEUE_FULL : null;
-          };
-      if (refusal != null) {
-        rejected.merge(refusal, 1L, Long::sum);
-        throw new SharedCapRejectedException(name, refusal, describeLocked());
-      }
-      queue.add(p);
-      actions = pumpLocked();
-    } finally {
-      lock.unlock();
-    }
-    // A task cancelled while queued leaves the queue at once (and never runs).
-    p.outer.whenComplete((v, t) -> {
-      if (p.outer.isCancelled()) {
-        dropQueued(p);
-      }
-    });
-    run(actions);
-    @SuppressWarnings("unchecked")
-    CompletableFuture<T> result = (CompletableFuture<T>) p.outer;
-    return result;
-  }
-
-  public <T> CompletableFuture<T> submit(Callable<T> task) {
-    return submit(null, task);
-  }
-
-  /**
-   * Runs {@code task} with a global permit. What it throws goes to the uncaught-exception handler
-   * of the thread it ran on; a refusal after acceptance (Redis lost while it waited, or close) goes
-   * to the handler of the thread that refused it.
+   * A worker of the lane asks to start a task: a pass if a granted permit is at hand (or, on the
+   * local share, if the share has room), {@link LaneGate#REFUSE} while Redis is away under
+   * fail-fast or after {@link #close()}, else null (a permit is asked for; {@code ready} runs when
+   * one is granted).
    */
   @Override
-  public void execute(Runnable task) {
-    Objects.requireNonNull(task, "task");
-    submit(null, () -> {
-      try {
-        task.run();
-      } catch (RuntimeException | Error e) {
-        Thread t = Thread.currentThread();
-        t.getUncaughtExceptionHandler().uncaughtException(t, e);
-      }
-      return null;
-    }).whenComplete((v, failure) -> {
-      if (failure instanceof RejectedExecutionException) {
-        Thread t = Thread.currentThread();
-        t.getUncaughtExceptionHandler().uncaughtException(t, failure);
-      }
-    });
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // The pump: turns queued tasks into waiters (or, on the local share, into running tasks)
-
-  /** Under lock: what to do next, as actions to run once the lock is released. */
-  private List<Runnable> pumpLocked() {
-    List<Runnable> actions = new ArrayList<>();
-    dropCancelledLocked();
-    int concurrency = lane.concurrency();
-    switch (health) {
-      case GLOBAL -> {
-        List<Waiter> fresh = new ArrayList<>();
-        while (waiters.size() < queue.size() && running.size() + waiters.size() < concurrency) {
-          Waiter w = new Waiter(instanceId + ":" + ids.incrementAndGet(), System.nanoTime());
-          waiters.put(w.id, w);
-          fresh.add(w);
-        }
-        if (!fresh.isEmpty()) {
-          actions.add(() -> ask(fresh));
-        }
-      }
-      case LOCAL_SHARE -> {
-        int limit = Math.min(concurrency, policy.localShare());
-        while (!queue.isEmpty() && running.size() < limit) {
-          Pending p = queue.poll();
-          String id = instanceId + ":" + ids.incrementAndGet();
-          running.put(id, Boolean.TRUE);
-          runningOnLocalShare++;
-          started++;
-          actions.add(() -> start(p, id));
-        }
-      }
-      case UNAVAILABLE, CLOSED -> {
-        SharedCapRejectedException.Reason reason = health == SharedCapHealth.CLOSED
-            ? SharedCapRejectedException.Reason.SHUTDOWN
-            : SharedCapRejectedException.Reason.REDIS_UNAVAILABLE;
-        String detail = describeLocked();
-        while (!queue.isEmpty()) {
-          Pending p = queue.poll();
-          if (p.outer.isDone()) {
-            cancelledWhileQueued++;
-            continue;
-          }
-          rejected.merge(reason, 1L, Long::sum);
-          actions.add(() -> p.outer.completeExceptionally(
-              new SharedCapRejectedException(name, reason, detail)));
-        }
-      }
-    }
-    return actions;
-  }
-
-  /** Under lock: drops the tasks at the head of the queue whose future is already done. */
-  private void dropCancelledLocked() {
-    while (!queue.isEmpty() && queue.peek().outer.isDone()) {
-      queue.poll();
-      cancelledWhileQueued++;
-    }
-  }
-
-  private void dropQueued(Pending p) {
-    List<Runnable> actions;
+  public Pass tryEnter(Runnable ready) {
+    Objects.requireNonNull(ready, "ready");
+    Waiter fresh = null;
     lock.lock();
     try {
-      if (!queue.remove(p)) {
-        return; // already handed to the lane (the cancel reaches the lane's future), or dropped
+      switch (health) {
+        case CLOSED, UNAVAILABLE -> {
+          refused++;
+          return LaneGate.REFUSE;
+        }
+        case LOCAL_SHARE -> {
+          if (runningOnLocalShare < policy.localShare()) {
+            String id = instanceId + ":" + ids.incrementAndGet();
+            running.put(id, Boolean.TRUE);
+            runningOnLocalShare++;
+            return new Permit(id);
+          }
+          parked.add(ready);
+          return null;
+        }
+        case GLOBAL -> {
+          Grant g = unclaimed.poll();
+          if (g != null) {
+            running.put(g.id, Boolean.FALSE);
+            return new Permit(g.id);
+          }
+          if (!waiterOf.containsKey(ready)) {
+            fresh = new Waiter(instanceId + ":" + ids.incrementAndGet(), ready);
+            waiters.put(fresh.id, fresh);
+            waiterOf.put(ready, fresh);
+          }
+        }
       }
-      cancelledWhileQueued++;
-      actions = pumpLocked();
     } finally {
       lock.unlock();
     }
-    run(actions);
+    if (fresh != null) {
+      ask(List.of(fresh));
+    }
+    return null;
+  }
+
+  /** A task's pass: its permit id; exited once by the lane (see {@link LaneGate.Pass}). */
+  private final class Permit implements Pass {
+    final String id;
+
+    Permit(String id) {
+      this.id = id;
+    }
+
+    @Override
+    public void exit(TaskOutcome outcome) {
+      passBack(id);
+    }
+
+    @Override
+    public String toString() {
+      return "permit " + id;
+    }
+  }
+
+  private void passBack(String id) {
+    List<Runnable> wake = List.of();
+    lock.lock();
+    try {
+      if (Boolean.TRUE.equals(running.remove(id))) {
+        runningOnLocalShare--;
+        wake = takeParkedLocked(); // room on the local share
+      }
+      passesComingBack++;
+    } finally {
+      lock.unlock();
+    }
+    // A pass of the local share may have had its id put into Redis by a renewal after Redis came
+    // back: release it too (releasing an id Redis does not hold changes nothing). Sent before
+    // close() may see the pass back, so that close waits for its answer.
+    try {
+      release(id);
+    } finally {
+      lock.lock();
+      try {
+        if (--passesComingBack == 0 && running.isEmpty()) {
+          idle.signalAll();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    run(wake);
+  }
+
+  /** Under lock: the parked workers' {@code ready}s, to run once the lock is released. */
+  private List<Runnable> takeParkedLocked() {
+    List<Runnable> wake = new ArrayList<>(parked);
+    parked.clear();
+    return wake;
+  }
+
+  /** Under lock: withdraws every waiter; returns their ids (to release) and wakes their workers. */
+  private List<String> withdrawWaitersLocked(List<Runnable> wake) {
+    List<String> withdrawn = new ArrayList<>(waiters.keySet());
+    for (Waiter w : waiters.values()) {
+      wake.add(w.ready);
+    }
+    waiters.clear();
+    waiterOf.clear();
+    for (Grant g : unclaimed) {
+      withdrawn.add(g.id);
+    }
+    unclaimed.clear();
+    wake.addAll(takeParkedLocked());
+    return withdrawn;
   }
 
   /** Asks Redis for a permit for each of {@code batch} that has no call under way, in one call. */
@@ -378,7 +367,11 @@ public final class SharedCap implements Executor, AutoCloseable {
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
+    try {
+      reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
+    } catch (RejectedExecutionException closing) {
+      // closed meanwhile: a permit granted now is released by nobody and lapses with its lease
+    }
   }
 
   private void onAcquireReply(List<Waiter> asked, RedisPermits.Acquired a, Throwable failure) {
@@ -424,129 +417,36 @@ public final class SharedCap implements Executor, AutoCloseable {
 
   /**
    * Permit {@code id} is ours (said by an acquire reply or a notice; both may come, in either
-   * order). A waiter still waiting starts the oldest queued task; a grant already started is
-   * ignored; any other grant (its waiter was withdrawn) is released.
+   * order). A waiter still waiting puts it among the unclaimed grants and wakes its worker; any
+   * other grant (its waiter was withdrawn, or it was already seen) is released or ignored.
    */
   private void granted(String id) {
-    List<Runnable> actions = new ArrayList<>();
+    Runnable wake = null;
+    boolean releaseIt = false;
     lock.lock();
     try {
-      Waiter w = waiters.get(id);
+      Waiter w = waiters.remove(id);
       if (w != null) {
-        waiters.remove(id);
+        waiterOf.remove(w.ready);
         granted++;
-        permitWait.recordValue(Math.min(System.nanoTime() - w.since, permitWait.getHighestTrackableValue()));
-        dropCancelledLocked();
-        Pending p = queue.poll();
-        if (p == null) {
-          actions.add(() -> release(id));
+        if (health == SharedCapHealth.GLOBAL) {
+          unclaimed.add(new Grant(id, System.nanoTime()));
+          wake = w.ready;
         } else {
-          running.put(id, Boolean.FALSE);
-          started++;
-          actions.add(() -> start(p, id));
+          releaseIt = true;
         }
-        actions.addAll(pumpLocked());
-      } else if (!running.containsKey(id)) {
-        actions.add(() -> release(id));
+      } else if (!running.containsKey(id) && unclaimed.stream().noneMatch(g -> g.id.equals(id))) {
+        releaseIt = true;
       }
     } finally {
       lock.unlock();
     }
-    run(actions);
-  }
-
-  /** Hands {@code p} to the lane; its permit {@code id} is released when it ends. */
-  private void start(Pending p, String id) {
-    long now = System.nanoTime();
-    lock.lock();
-    try {
-      queueWait.recordValue(Math.min(now - p.submittedNanos, queueWait.getHighestTrackableValue()));
-    } finally {
-      lock.unlock();
+    if (releaseIt) {
+      release(id);
     }
-    // The permit goes back when the task's code has ended, not when its future has: a task
-    // cancelled while it runs may go on until it notices the interrupt, and holds its place until
-    // then. Its caller sees the cancellation at once. (A Dekker pair: the body writes FINISHED then
-    // reads the future; the future's completion reads the state; one of them sees the other.)
-    AtomicInteger state = new AtomicInteger(NOT_STARTED);
-    AtomicBoolean ended = new AtomicBoolean();
-    java.util.concurrent.atomic.AtomicReference<CompletableFuture<Object>> laneFuture =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.concurrent.atomic.AtomicReference<Throwable> outcome =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    Runnable end = () -> {
-      if (ended.compareAndSet(false, true)) {
-        taskEnded(id, outcome.get());
-      }
-    };
-    Callable<Object> body = () -> {
-      if (!state.compareAndSet(NOT_STARTED, RUNNING)) {
-        throw new java.util.concurrent.CancellationException("cancelled before it started");
-      }
-      try {
-        return p.task.call();
-      } finally {
-        state.set(FINISHED);
-        CompletableFuture<Object> f = laneFuture.get();
-        if (f != null && f.isDone()) {
-          end.run();
-        }
-      }
-    };
-    CompletableFuture<Object> inner;
-    try {
-      inner = lane.submit(p.label, body);
-    } catch (RuntimeException e) {
-      inner = CompletableFuture.failedFuture(e);
+    if (wake != null) {
+      wake.run();
     }
-    laneFuture.set(inner);
-    CompletableFuture<Object> ran = inner;
-    p.outer.whenComplete((v, t) -> {
-      if (p.outer.isCancelled()) {
-        ran.cancel(true);
-      }
-    });
-    ran.whenComplete((value, failure) -> {
-      outcome.set(failure);
-      if (state.compareAndSet(NOT_STARTED, ABANDONED) || state.get() == FINISHED) {
-        end.run();
-      } // else RUNNING: the body's finally ends it
-      if (failure == null) {
-        p.outer.complete(value);
-      } else {
-        p.outer.completeExceptionally(RedisPermits.unwrap(failure));
-      }
-    });
-  }
-
-  private static final int NOT_STARTED = 0;
-  private static final int RUNNING = 1;
-  private static final int FINISHED = 2;
-  private static final int ABANDONED = 3;
-
-  private void taskEnded(String id, Throwable failure) {
-    List<Runnable> actions;
-    Boolean onLocalShare;
-    lock.lock();
-    try {
-      onLocalShare = running.remove(id);
-      if (Boolean.TRUE.equals(onLocalShare)) {
-        runningOnLocalShare--;
-      }
-      if (failure != null && LaneAdapter.isLaneRejection(RedisPermits.unwrap(failure))) {
-        rejected.merge(SharedCapRejectedException.Reason.LANE_REJECTED, 1L, Long::sum);
-      }
-      actions = pumpLocked();
-      if (running.isEmpty()) {
-        idle.signalAll();
-      }
-    } finally {
-      lock.unlock();
-    }
-    // A task run on the local share may have had its id put into Redis by a renewal after Redis
-    // came back: release it too (releasing an id Redis does not hold changes nothing).
-    release(id);
-    run(actions);
   }
 
   private void release(String id) {
@@ -572,20 +472,28 @@ public final class SharedCap implements Executor, AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // The scheduler thread: wake-ups, retries, renewals and probes
+  // The scheduler thread: retries, stale grants, renewals and probes
 
   private void retryWaiters() {
     List<Waiter> again;
+    List<String> stale = new ArrayList<>();
     lock.lock();
     try {
-      if (health != SharedCapHealth.GLOBAL || waiters.isEmpty()) {
+      if (health != SharedCapHealth.GLOBAL) {
         return;
+      }
+      long now = System.nanoTime();
+      while (!unclaimed.isEmpty() && now - unclaimed.peek().since >= retryInterval.toNanos()) {
+        stale.add(unclaimed.poll().id); // its worker did not come for it: someone else may
       }
       again = new ArrayList<>(waiters.values());
     } finally {
       lock.unlock();
     }
-    ask(again);
+    stale.forEach(this::release);
+    if (!again.isEmpty()) {
+      ask(again);
+    }
   }
 
   private void heartbeat() {
@@ -598,14 +506,17 @@ public final class SharedCap implements Executor, AutoCloseable {
         return;
       }
     }
-    List<String> ids;
+    List<String> held;
     Duration settle;
     lock.lock();
     try {
       if (health == SharedCapHealth.CLOSED) {
         return;
       }
-      ids = new ArrayList<>(running.keySet());
+      held = new ArrayList<>(running.keySet());
+      for (Grant g : unclaimed) {
+        held.add(g.id);
+      }
       // Back from an outage: hold every grant until the other instances had time to probe and put
       // back the permits of the tasks they kept running (two probes and a call).
       settle = health == SharedCapHealth.GLOBAL ? Duration.ZERO
@@ -615,21 +526,25 @@ public final class SharedCap implements Executor, AutoCloseable {
     }
     CompletionStage<RedisPermits.Renewed> reply;
     try {
-      reply = permits.renew(ids, lease, settle);
+      reply = permits.renew(held, lease, settle);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenCompleteAsync((r, failure) -> {
-      try {
-        if (failure != null) {
-          redisFailed(failure);
-        } else {
-          renewed(r);
+    try {
+      reply.whenCompleteAsync((r, failure) -> {
+        try {
+          if (failure != null) {
+            redisFailed(failure);
+          } else {
+            renewed(r);
+          }
+        } finally {
+          reschedule();
         }
-      } finally {
-        reschedule();
-      }
-    }, scheduler);
+      }, scheduler);
+    } catch (RejectedExecutionException closing) {
+      // closed meanwhile
+    }
   }
 
   private void reschedule() {
@@ -654,7 +569,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     globalInUse = r.holders();
     globalWaiters = r.waiters();
     List<String> stale = new ArrayList<>();
-    List<Runnable> actions = List.of();
+    List<Runnable> wake = new ArrayList<>();
     boolean back = false;
     int putBack;
     lock.lock();
@@ -663,7 +578,7 @@ public final class SharedCap implements Executor, AutoCloseable {
       for (String id : r.reinstated()) {
         if (running.containsKey(id)) {
           putBack++;
-        } else {
+        } else if (unclaimed.stream().noneMatch(g -> g.id.equals(id))) {
           stale.add(id); // ended between the snapshot and the renewal: give it back again
         }
       }
@@ -671,7 +586,7 @@ public final class SharedCap implements Executor, AutoCloseable {
       if (health == SharedCapHealth.LOCAL_SHARE || health == SharedCapHealth.UNAVAILABLE) {
         health = SharedCapHealth.GLOBAL;
         back = true;
-        actions = pumpLocked();
+        wake.addAll(takeParkedLocked()); // they ask again, now for global permits
       }
     } finally {
       lock.unlock();
@@ -684,13 +599,13 @@ public final class SharedCap implements Executor, AutoCloseable {
     if (back) {
       emit(SharedCapEvent.Kind.REDIS_BACK, "Redis answered; the global cap of " + cap + " applies");
     }
-    run(actions);
+    run(wake);
   }
 
   /** A call to Redis failed or timed out: apply the fault policy (once per outage). */
   private void redisFailed(Throwable failure) {
     Throwable cause = RedisPermits.unwrap(failure);
-    List<Runnable> actions;
+    List<Runnable> wake = new ArrayList<>();
     List<String> withdrawn;
     SharedCapHealth now;
     lock.lock();
@@ -701,9 +616,7 @@ public final class SharedCap implements Executor, AutoCloseable {
       }
       health = policy.failsFast() ? SharedCapHealth.UNAVAILABLE : SharedCapHealth.LOCAL_SHARE;
       now = health;
-      withdrawn = new ArrayList<>(waiters.keySet());
-      waiters.clear();
-      actions = pumpLocked();
+      withdrawn = withdrawWaitersLocked(wake);
     } finally {
       lock.unlock();
     }
@@ -711,7 +624,7 @@ public final class SharedCap implements Executor, AutoCloseable {
         + cause.getMessage() + "; now " + now);
     // Best effort: a waiter Redis still holds lapses after its waiter lease anyway.
     withdrawn.forEach(id -> permits.release(List.of(id)));
-    run(actions);
+    run(wake); // the workers ask again: refused (fail-fast) or on the local share
   }
 
   private void emit(SharedCapEvent.Kind kind, String detail) {
@@ -735,49 +648,39 @@ public final class SharedCap implements Executor, AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Figures and lifecycle
 
+  /** A snapshot of this shared cap on this instance (the lane's own figures are the lane's). */
   public SharedCapStats stats() {
     lock.lock();
     try {
-      return new SharedCapStats(name, cap, lane.concurrency(), health, queue.size(), waiters.size(),
+      return new SharedCapStats(name, cap, health, waiters.size(), unclaimed.size(),
           running.size() - runningOnLocalShare, runningOnLocalShare, globalInUse, globalWaiters,
-          submitted, started, cancelledWhileQueued, granted, rejected, reinstated, redisFailures, waitOf(permitWait),
-          waitOf(queueWait));
+          granted, reinstated, refused, redisFailures);
     } finally {
       lock.unlock();
     }
-  }
-
-  private static SharedCapStats.Wait waitOf(Histogram h) {
-    if (h.getTotalCount() == 0) {
-      return new SharedCapStats.Wait(0, 0, 0, 0, 0);
-    }
-    return new SharedCapStats.Wait(h.getTotalCount(), h.getValueAtPercentile(50),
-        h.getValueAtPercentile(99), h.getMaxValue(), h.getMean());
-  }
-
-  private String describeLocked() {
-    return "global cap " + cap + ", queue capacity " + queueCapacity + ", queued " + queue.size()
-        + ", running here " + running.size() + ", health " + health;
   }
 
   @Override
   public String toString() {
     lock.lock();
     try {
-      return "SharedCap[" + name + ": " + describeLocked() + "]";
+      return "SharedCap[" + name + ": global cap " + cap + ", held here "
+          + (running.size() - runningOnLocalShare) + ", waiting " + waiters.size()
+          + ", health " + health + "]";
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * Closes: refuses new tasks, fails the queued ones ({@link SharedCapRejectedException.Reason#SHUTDOWN}),
-   * waits for the running ones to end (as {@code ExecutorService.close} does), gives their permits
-   * back, and closes the connection. The lane is not closed: it is the caller's.
+   * Closes: refuses whatever waits at the gate from now on (the lane ends those tasks as {@link
+   * TaskOutcome#GATE_REFUSED}), waits for the passes out to come back (their tasks to end, as
+   * {@code ExecutorService.close} does), gives every permit back and closes the connection. Close
+   * the lane first (a try-with-resources that opens the shared cap first does).
    */
   @Override
   public void close() {
-    List<Runnable> actions;
+    List<Runnable> wake = new ArrayList<>();
     List<String> withdrawn;
     lock.lock();
     try {
@@ -785,17 +688,15 @@ public final class SharedCap implements Executor, AutoCloseable {
         return;
       }
       health = SharedCapHealth.CLOSED;
-      withdrawn = new ArrayList<>(waiters.keySet());
-      waiters.clear();
-      actions = pumpLocked();
+      withdrawn = withdrawWaitersLocked(wake);
     } finally {
       lock.unlock();
     }
-    run(actions);
+    run(wake);
     boolean interrupted = false;
     lock.lock();
     try {
-      while (!running.isEmpty()) {
+      while (!running.isEmpty() || passesComingBack > 0) {
         try {
           idle.await();
         } catch (InterruptedException e) {
@@ -809,8 +710,10 @@ public final class SharedCap implements Executor, AutoCloseable {
       try {
         permits.release(withdrawn).toCompletableFuture()
             .get(permits.callTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        interrupted = true;
       } catch (Exception e) {
-        // They lapse after the waiter lease.
+        // They lapse after their (waiter) lease.
       }
     }
     // Let the last releases (sent by ending tasks) be answered before disconnecting.
@@ -837,35 +740,25 @@ public final class SharedCap implements Executor, AutoCloseable {
     }
   }
 
-  private static final class Pending {
-    final String label;
-    final Callable<Object> task;
-    final long submittedNanos;
-    final CompletableFuture<Object> outer = new CompletableFuture<>();
-
-    @SuppressWarnings("unchecked")
-    Pending(String label, Callable<?> task, long submittedNanos) {
-      this.label = label;
-      this.task = (Callable<Object>) task;
-      this.submittedNanos = submittedNanos;
-    }
-  }
-
+  /** A waiter: a permit asked for on behalf of one worker (its {@code ready}). */
   private static final class Waiter {
     final String id;
-    final long since;
+    final Runnable ready;
     boolean callInFlight; // guarded by lock
     boolean again; // guarded by lock
 
-    Waiter(String id, long since) {
+    Waiter(String id, Runnable ready) {
       this.id = id;
-      this.since = since;
+      this.ready = ready;
     }
   }
 
+  /** A permit granted to this instance that no worker has taken yet. */
+  private record Grant(String id, long since) {}
+
   /** Settings of a shared cap; each is checked when set, and the combination in {@link #build()}. */
   public static final class Builder {
-    private final LaneAdapter lane;
+    private final String name;
     private final String redisUri;
     private int cap = -1;
     private Duration lease = Duration.ofSeconds(5);
@@ -875,8 +768,13 @@ public final class SharedCap implements Executor, AutoCloseable {
     private Duration retryInterval = Duration.ofMillis(200);
     private FaultPolicy policy = FaultPolicy.failFast();
 
-    private Builder(LaneAdapter lane, String redisUri) {
-      this.lane = lane;
+    private Builder(String name, String redisUri) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException(
+            "shared cap name must not be blank (give the lane's name), was "
+                + (name == null ? "null" : "\"" + name + "\""));
+      }
+      this.name = name.strip();
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
       try {
         io.lettuce.core.RedisURI.create(redisUri);
@@ -925,6 +823,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     /**
      * How often waiters ask again (default 200 ms; at least 5 ms): it keeps their place (their
      * waiter lease), and finds a grant whose notice was lost while the subscription reconnected.
+     * A grant no worker took for this long is released.
      */
     public Builder retryInterval(Duration retryInterval) {
       this.retryInterval = positive("retryInterval", retryInterval, Duration.ofMillis(5));
@@ -939,7 +838,8 @@ public final class SharedCap implements Executor, AutoCloseable {
 
     /**
      * Connects to Redis (at most the call timeout; if Redis is away, the shared cap starts in the
-     * fault policy's state and probes) and starts renewing.
+     * fault policy's state and probes) and starts renewing. Give the result to the lane's builder
+     * ({@code LaneBuilder.gate}).
      */
     public SharedCap build() {
       if (cap < 0) {
@@ -965,7 +865,7 @@ public final class SharedCap implements Executor, AutoCloseable {
     }
 
     private IllegalArgumentException error(String message) {
-      return new IllegalArgumentException("shared cap \"" + lane.name() + "\": " + message);
+      return new IllegalArgumentException("shared cap \"" + name + "\": " + message);
     }
   }
 }

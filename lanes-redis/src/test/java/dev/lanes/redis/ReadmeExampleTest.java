@@ -19,7 +19,7 @@ class ReadmeExampleTest {
       printed = ReadmeExample.run(
           Path.of("README.md"), "<!-- readme-example -->", "Example", redis.uri());
     }
-    Matcher m = Pattern.compile("^40 quotes, at most (\\d+) at once \\(shared cap 4, lane 10\\), permit wait p99 "
+    Matcher m = Pattern.compile("^40 quotes, at most (\\d+) at once \\(shared cap 4, lane 10\\), queue wait p99 "
         + "[0-9.]+ ms, health GLOBAL$", Pattern.MULTILINE).matcher(printed);
     assertThat(m.find()).as(printed).isTrue();
     assertThat(Integer.parseInt(m.group(1))).as("most at once").isBetween(1, 4);

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lane;
+import dev.lanes.LaneRejectedException;
+import dev.lanes.LaneStats;
+import dev.lanes.TaskOutcome;
 import dev.lanes.redis.harness.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Redis stopped while tasks run and wait, then started again empty (no persistence: a restart
  * that lost every key). No hang, no task lost, the policy applied, recovery when Redis returns.
+ * Tasks go to the lane; the shared cap is its gate.
  */
 class RedisOutageTest {
 
@@ -47,9 +51,16 @@ class RedisOutageTest {
     redis.close();
   }
 
-  SharedCap.Builder builder(Lane lane) {
-    return SharedCap.builder(lane, redis.uri()).lease(LEASE).callTimeout(CALL_TIMEOUT)
+  SharedCap.Builder builder(String name) {
+    return SharedCap.builder(name, redis.uri()).lease(LEASE).callTimeout(CALL_TIMEOUT)
         .probeInterval(PROBE);
+  }
+
+  static void assertRefusedByTheGate(CompletableFuture<?> f) {
+    assertThatThrownBy(() -> f.get(WAIT_SECONDS, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOfSatisfying(LaneRejectedException.class,
+            e -> assertThat(e.reason()).isEqualTo(TaskOutcome.GATE_REFUSED));
   }
 
   long holdersInRedis(String cap) {
@@ -69,32 +80,27 @@ class RedisOutageTest {
   @Test
   void failFastRefusesWaitingTasksLetsRunningOnesEndAndRecovers() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
-    try (Lane lane = Lane.virtual("ff", 2).queueCapacity(10).build();
-        SharedCap shared = builder(lane).cap(2).faultPolicy(FaultPolicy.failFast()).build()) {
+    try (SharedCap shared = builder("ff").cap(2).faultPolicy(FaultPolicy.failFast()).build();
+        // One worker more than the cap: it waits at the gate, and refuses the queue when Redis goes.
+        Lane lane = Lane.virtual("ff", 3).queueCapacity(10).gate(shared).build()) {
       shared.onEvent(events::add);
       List<CompletableFuture<Boolean>> running = new ArrayList<>();
       for (int i = 0; i < 2; i++) {
-        running.add(shared.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS)));
+        running.add(lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS)));
       }
       List<CompletableFuture<Boolean>> queued = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        queued.add(shared.submit(() -> true));
+        queued.add(lane.submit(() -> true));
       }
-      await().until(() -> shared.stats().heldHere() == 2);
+      await().until(() -> shared.stats().heldHere() == 2 && shared.stats().waitingForPermit() == 1);
 
       redis.stop();
       await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
           () -> shared.health() == SharedCapHealth.UNAVAILABLE);
       for (CompletableFuture<Boolean> f : queued) {
-        assertThatThrownBy(() -> f.get(WAIT_SECONDS, TimeUnit.SECONDS))
-            .isInstanceOf(ExecutionException.class)
-            .cause().isInstanceOfSatisfying(SharedCapRejectedException.class, e -> assertThat(
-                e.reason()).isEqualTo(SharedCapRejectedException.Reason.REDIS_UNAVAILABLE));
+        assertRefusedByTheGate(f);
       }
-      assertThatThrownBy(() -> shared.submit(() -> true))
-          .isInstanceOfSatisfying(SharedCapRejectedException.class, e -> assertThat(e.reason())
-              .isEqualTo(SharedCapRejectedException.Reason.REDIS_UNAVAILABLE))
-          .hasMessageContaining("Redis unavailable");
+      assertRefusedByTheGate(lane.submit(() -> true)); // accepted, then refused at the gate
       outage();
 
       long back = System.nanoTime();
@@ -111,11 +117,13 @@ class RedisOutageTest {
       for (CompletableFuture<Boolean> f : running) {
         assertThat(f.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
       }
-      assertThat(shared.submit(() -> "after").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("after");
+      assertThat(lane.submit(() -> "after").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("after");
       await().until(() -> holdersInRedis("ff") == 0);
-      SharedCapStats s = shared.stats();
-      assertThat(s.submitted()).isEqualTo(s.started() + s.rejectedTotal());
-      assertThat(s.rejected()).containsEntry(SharedCapRejectedException.Reason.REDIS_UNAVAILABLE, 4L);
+      assertThat(shared.stats().refused()).isEqualTo(4);
+      LaneStats s = lane.stats();
+      assertThat(s.count(TaskOutcome.GATE_REFUSED)).isEqualTo(4);
+      assertThat(s.completed()).isEqualTo(3);
+      assertThat(s.endedTotal() + s.queued() + s.running()).isEqualTo(s.submitted());
     }
     assertThat(events).extracting(SharedCapEvent::kind).containsSubsequence(
         SharedCapEvent.Kind.REDIS_LOST, SharedCapEvent.Kind.REDIS_BACK);
@@ -126,15 +134,15 @@ class RedisOutageTest {
   void localShareRunsEveryTaskWithinTheShareWhileRedisIsAway() throws Exception {
     AtomicInteger runningNow = new AtomicInteger();
     AtomicInteger peak = new AtomicInteger();
-    try (Lane lane = Lane.virtual("share", 3).queueCapacity(50).build();
-        SharedCap shared = builder(lane).cap(3).faultPolicy(FaultPolicy.localShare(1)).build()) {
+    try (SharedCap shared = builder("share").cap(3).faultPolicy(FaultPolicy.localShare(1)).build();
+        Lane lane = Lane.virtual("share", 3).queueCapacity(50).gate(shared).build()) {
       shared.onEvent(events::add);
       redis.stop();
       await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
           () -> shared.health() == SharedCapHealth.LOCAL_SHARE);
       List<CompletableFuture<Integer>> during = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
-        during.add(shared.submit(() -> {
+        during.add(lane.submit(() -> {
           peak.accumulateAndGet(runningNow.incrementAndGet(), Math::max);
           try {
             Thread.sleep(20); // the work
@@ -148,12 +156,12 @@ class RedisOutageTest {
         assertThat(f.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
       }
       assertThat(peak.get()).isEqualTo(1);
-      assertThat(shared.stats().rejectedTotal()).isZero();
+      assertThat(shared.stats().refused()).isZero();
 
       redis.restart();
       await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
           () -> shared.health() == SharedCapHealth.GLOBAL);
-      assertThat(shared.submit(() -> "global").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("global");
+      assertThat(lane.submit(() -> "global").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("global");
       assertThat(shared.stats().runningOnLocalShare()).isZero();
     }
     assertThat(events).extracting(SharedCapEvent::kind).containsSubsequence(
@@ -163,18 +171,17 @@ class RedisOutageTest {
   @Test
   void aHungRedisTimesOutIntoThePolicyAndRecoversWhenItAnswers() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
-    try (Lane lane = Lane.virtual("hung", 2).queueCapacity(10).build();
-        SharedCap shared = builder(lane).cap(1).build()) {
+    try (SharedCap shared = builder("hung").cap(1).build();
+        Lane lane = Lane.virtual("hung", 2).queueCapacity(10).gate(shared).build()) {
       shared.onEvent(events::add);
-      CompletableFuture<Boolean> running = shared.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
-      CompletableFuture<Boolean> waiting = shared.submit(() -> true);
+      CompletableFuture<Boolean> running = lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
+      CompletableFuture<Boolean> waiting = lane.submit(() -> true);
       await().until(() -> shared.stats().heldHere() == 1 && shared.stats().waitingForPermit() == 1);
       redis.pause(); // connections stay open; every call waits until its timeout
       try {
         await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
             () -> shared.health() == SharedCapHealth.UNAVAILABLE);
-        assertThatThrownBy(() -> waiting.get(WAIT_SECONDS, TimeUnit.SECONDS))
-            .cause().isInstanceOf(SharedCapRejectedException.class);
+        assertRefusedByTheGate(waiting);
       } finally {
         redis.resume();
       }
@@ -182,7 +189,7 @@ class RedisOutageTest {
           () -> shared.health() == SharedCapHealth.GLOBAL);
       finish.countDown();
       assertThat(running.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-      assertThat(shared.submit(() -> "after").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("after");
+      assertThat(lane.submit(() -> "after").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("after");
       assertThat(shared.stats().redisFailures()).isPositive();
     }
     assertThat(events).extracting(SharedCapEvent::kind).containsSubsequence(
@@ -193,15 +200,14 @@ class RedisOutageTest {
   @Test
   void startsWhileRedisIsAwayAndTakesTheGlobalCapWhenItComes() throws Exception {
     redis.stop();
-    try (Lane lane = Lane.virtual("late", 1).queueCapacity(5).build();
-        SharedCap shared = builder(lane).cap(1).build()) {
+    try (SharedCap shared = builder("late").cap(1).build();
+        Lane lane = Lane.virtual("late", 1).queueCapacity(5).gate(shared).build()) {
       assertThat(shared.health()).isEqualTo(SharedCapHealth.UNAVAILABLE);
-      assertThatThrownBy(() -> shared.submit(() -> true))
-          .isInstanceOf(SharedCapRejectedException.class);
+      assertRefusedByTheGate(lane.submit(() -> true));
       redis.restart();
       await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
           () -> shared.health() == SharedCapHealth.GLOBAL);
-      assertThat(shared.submit(() -> "ran").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("ran");
+      assertThat(lane.submit(() -> "ran").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("ran");
     }
   }
 }

@@ -150,6 +150,10 @@ final class DemoServer implements AutoCloseable {
   private DemoServer(Config config) throws IOException {
     this.config = config;
     this.page = LivePage.html();
+    // With --redis, the "call" lane's cap is shared on Redis: the shared cap is its gate, so it is
+    // built first (a gate is fixed when the lane is built).
+    SharedCap sc = config.redis() != null && config.mode() != Mode.SHARED
+        ? SharedCap.builder("call", config.redis()).cap(config.sharedCap()).build() : null;
     List<LaneBuilder> b = new ArrayList<>();
     if (config.mode() == Mode.SHARED) {
       b.add(app(Lane.blocking("shared", config.threads())));
@@ -157,7 +161,8 @@ final class DemoServer implements AutoCloseable {
       b.add(app(Lane.blocking("fast", FAST_THREADS)));
       b.add(app(Lane.blocking("slow", config.threads())));
       b.add(app(Lane.cpu("cpu")));
-      b.add(app(Lane.virtual("call", CALL_CONCURRENCY)));
+      LaneBuilder call = app(Lane.virtual("call", CALL_CONCURRENCY));
+      b.add(sc == null ? call : call.gate(sc));
     }
     b.add(Lane.blocking("admin", ADMIN_THREADS).queueCapacity(ADMIN_QUEUE).daemon(true)
         .exceptionHandler(DemoServer::taskFailed));
@@ -165,7 +170,14 @@ final class DemoServer implements AutoCloseable {
     // lane saturated on scheduler jitter; it is flagged only when requests wait to be read.
     b.add(Lane.virtual("http", HTTP_READERS).queueCapacity(HTTP_QUEUE).exceptionHandler(DemoServer::taskFailed)
         .saturatedWhenWaitExceeds(HTTP_SATURATED_WAIT));
-    this.lanes = Lanes.of(b.toArray(LaneBuilder[]::new));
+    try {
+      this.lanes = Lanes.of(b.toArray(LaneBuilder[]::new));
+    } catch (RuntimeException e) {
+      if (sc != null) {
+        sc.close();
+      }
+      throw e;
+    }
     this.admin = lanes.lane("admin");
     Lane httpLane = lanes.lane("http");
 
@@ -201,10 +213,8 @@ final class DemoServer implements AutoCloseable {
 
     DelayServer d = null;
     HttpServer h = null;
-    SharedCap sc = null;
     try {
-      if (config.redis() != null) {
-        sc = SharedCap.builder(lanes.lane("call"), config.redis()).cap(config.sharedCap()).build();
+      if (sc != null) {
         new SharedCapMetrics(sc).bindTo(registry);
       }
       d = new DelayServer();
@@ -219,11 +229,11 @@ final class DemoServer implements AutoCloseable {
       if (d != null) {
         d.close();
       }
-      if (sc != null) {
-        sc.close();
-      }
       metrics.close();
       shutdownLanes();
+      if (sc != null) {
+        sc.close(); // after its lane (a gate outlives the lane it gates)
+      }
       throw e;
     }
     this.shared = sc;
@@ -363,12 +373,18 @@ final class DemoServer implements AutoCloseable {
     }
   }
 
-  /** As {@link #submit}, through the shared cap: the task waits for a global permit first. */
+  /**
+   * As {@link #submit}, on the lane the shared cap gates: a task the gate refuses after it was
+   * queued (Redis lost under fail-fast, the cap closed) ends as {@code GATE_REFUSED} without
+   * running, so the request is answered from its future (an {@code execute} would tell only the
+   * lane's exception handler).
+   */
   private void submitShared(String label, HttpExchange ex, Runnable work, Runnable started) {
+    Lane lane = laneByLabel.get(label);
     AtomicBoolean ran = new AtomicBoolean();
     CompletableFuture<Void> f;
     try {
-      f = shared.submit(label, () -> {
+      f = lane.submit(label, () -> {
         ran.set(true);
         started.run();
         try {
@@ -377,14 +393,12 @@ final class DemoServer implements AutoCloseable {
           Requests.send(ex, e instanceof Stopping ? 503 : 500, firstLine(e.getMessage()));
           throw e;
         }
-        return null;
       });
     } catch (RejectedExecutionException e) {
       started.run();
-      Requests.send(ex, 503, "shared cap \"" + shared.name() + "\" refused the request: " + firstLine(e.getMessage()));
+      Requests.send(ex, 503, "lane \"" + lane.name() + "\" refused the request: " + firstLine(e.getMessage()));
       return;
     }
-    // Refused after it was queued (Redis lost while it waited, the lane full, shutdown): never ran.
     f.whenComplete((v, failure) -> {
       if (failure != null && !ran.get()) {
         started.run();
@@ -507,7 +521,7 @@ final class DemoServer implements AutoCloseable {
       series.close();
       delay.close();
       if (shared != null) {
-        shared.close(); // refuses queued calls, waits for running ones (the delay server is gone)
+        shared.close(); // refuses queued calls at the gate, waits for running ones (the delay server is gone)
       }
       shutdownLanes();
       book.close();

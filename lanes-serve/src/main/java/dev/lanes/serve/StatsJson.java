@@ -30,8 +30,8 @@ public final class StatsJson {
   /**
    * The document, with a {@code "shared"} list (one entry per shared cap on Redis, module
    * lanes-redis) when {@code shared} is not empty: the global cap and permits in use across
-   * instances, this instance's share, the wait for a global permit (apart from the wait in the
-   * shared cap's queue, which includes it), the shared cap's health.
+   * instances, this instance's share, permits asked for and granted, the shared cap's health. The
+   * wait for a permit is part of the gated lane's own queue wait (in {@code "lanes"}).
    */
   public static String of(String server, String mode, Collection<Lane> lanes, EndpointBook book, List<String> stages,
       List<SharedCapStats> shared) {
@@ -69,27 +69,17 @@ public final class StatsJson {
     return "{\"name\":" + Json.quote(c.cap())
         + ",\"health\":" + Json.quote(c.health().name())
         + ",\"cap\":" + c.globalCap()
-        + ",\"laneConcurrency\":" + c.concurrency()
         + ",\"inUse\":" + c.globalInUse()
         + ",\"globalWaiters\":" + c.globalWaiters()
         + ",\"heldHere\":" + c.heldHere()
         + ",\"share\":" + Json.number(c.share())
         + ",\"waitingForPermit\":" + c.waitingForPermit()
-        + ",\"queued\":" + c.queued()
+        + ",\"grantedUnclaimed\":" + c.grantedUnclaimed()
         + ",\"runningOnLocalShare\":" + c.runningOnLocalShare()
-        + ",\"submitted\":" + c.submitted()
         + ",\"permitsGranted\":" + c.permitsGranted()
-        + ",\"rejected\":" + c.rejectedTotal()
+        + ",\"refused\":" + c.refused()
         + ",\"redisFailures\":" + c.redisFailures()
-        + ",\"permitWait\":" + waitJson(c.permitWait())
-        + ",\"queueWait\":" + waitJson(c.queueWait())
         + "}";
-  }
-
-  private static String waitJson(SharedCapStats.Wait w) {
-    return "{\"count\":" + w.count() + ",\"p50\":" + Json.number(w.p50Nanos() / 1e6)
-        + ",\"p99\":" + Json.number(w.p99Nanos() / 1e6) + ",\"max\":" + Json.number(w.maxNanos() / 1e6)
-        + ",\"mean\":" + Json.number(w.meanNanos() / 1e6) + "}";
   }
 
   private static String laneJson(LaneStats st) {

@@ -1,6 +1,7 @@
 package dev.lanes.bench.redis;
 
 import dev.lanes.Lane;
+import dev.lanes.LaneBuilder;
 import dev.lanes.redis.SharedCap;
 import dev.lanes.redis.harness.RedisServerProcess;
 import java.util.concurrent.CountDownLatch;
@@ -52,23 +53,23 @@ public class SharedCapThroughputBenchmark {
 
   @Setup(Level.Trial)
   public void start() {
-    lane = Lane.virtual("bench-shared", CAP).queueCapacity(4 * BATCH).build();
+    LaneBuilder b = Lane.virtual("bench-shared", CAP).queueCapacity(4 * BATCH);
     if (variant.equals("shared-cap")) {
       redis = RedisServerProcess.start();
-      shared = SharedCap.builder(lane, redis.uri()).cap(CAP).build();
-      executor = shared;
-    } else {
-      executor = lane;
+      shared = SharedCap.builder("bench-shared", redis.uri()).cap(CAP).build();
+      b.gate(shared); // the shared cap is the lane's gate: tasks still go to the lane
     }
+    lane = b.build();
+    executor = lane;
   }
 
   @TearDown(Level.Trial)
   public void stop() {
     try {
-      if (shared != null) {
-        shared.close();
-      }
       lane.close();
+      if (shared != null) {
+        shared.close(); // after the lane it gates
+      }
     } finally {
       if (redis != null) {
         redis.close();

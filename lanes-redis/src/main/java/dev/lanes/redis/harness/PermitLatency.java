@@ -15,7 +15,7 @@ import org.HdrHistogram.Histogram;
  * <ul>
  *   <li>{@code acquire+release}: one acquire script call that is granted plus one release script
  *       call, awaited one after the other ({@link RedisPermits}; two round trips);
- *   <li>{@code shared-cap task}: submitting an empty task to a {@link SharedCap} and waiting for its
+ *   <li>{@code shared-cap task}: submitting an empty task to a lane gated by a {@link SharedCap} and waiting for its
  *       future (acquire, handing to the lane, run, release sent), beside
  *   <li>{@code lane task}: the same empty task on the lane alone, for the difference.
  * </ul>
@@ -42,9 +42,10 @@ public final class PermitLatency {
       System.out.println(line("acquire+release", permits(uri, iterations)));
       try (Lane lane = Lane.virtual("latency", 4).queueCapacity(10).build()) {
         System.out.println(line("lane task", laneTasks(lane, iterations)));
-        try (SharedCap shared = SharedCap.builder(lane, uri).cap(4).build()) {
-          System.out.println(line("shared-cap task", sharedTasks(shared, iterations)));
-        }
+      }
+      try (SharedCap shared = SharedCap.builder("latency", uri).cap(4).build();
+          Lane gated = Lane.virtual("latency", 4).queueCapacity(10).gate(shared).build()) {
+        System.out.println(line("shared-cap task", laneTasks(gated, iterations)));
       }
     } finally {
       if (own != null) {
@@ -77,16 +78,6 @@ public final class PermitLatency {
     for (int i = 0; i < iterations; i++) {
       long t0 = System.nanoTime();
       lane.submit(() -> 1).get(5, TimeUnit.SECONDS);
-      record(h, i, iterations, System.nanoTime() - t0);
-    }
-    return h;
-  }
-
-  static Histogram sharedTasks(SharedCap shared, int iterations) throws Exception {
-    Histogram h = histogram();
-    for (int i = 0; i < iterations; i++) {
-      long t0 = System.nanoTime();
-      shared.submit(() -> 1).get(5, TimeUnit.SECONDS);
       record(h, i, iterations, System.nanoTime() - t0);
     }
     return h;

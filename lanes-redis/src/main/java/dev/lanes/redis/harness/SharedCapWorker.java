@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Protocol on standard input and output (one line each): prints {@code READY <instance>} once its
  * shared cap is built, then waits for a line {@code GO}; keeps {@code --demand} tasks submitted (each
- * one GET {@code <target>?ms=<task-ms>} with header {@code X-Instance}) for {@code --seconds};
+ * one GET {@code <target>?ms=<task-ms>} with header {@code X-Instance}, submitted to the lane,
+ * which the shared cap gates) for {@code --seconds};
  * prints {@code EVENT <kind> <health>} for every event of the shared cap; finally waits for its
  * tasks and prints {@code RESULT key=value ...} (accepted, ended, completed, failed, rejected by
  * reason, the shared cap's figures) and exits 0: every accepted task has ended by then, or the
@@ -63,12 +64,13 @@ public final class SharedCapWorker {
     AtomicLong failed = new AtomicLong();
     Map<String, AtomicLong> rejected = new java.util.concurrent.ConcurrentHashMap<>();
 
-    try (Lane lane = Lane.virtual(a.get("lane"), concurrency).queueCapacity(demand + 1).build();
-        SharedCap shared = SharedCap.builder(lane, a.get("redis"))
+    try (SharedCap shared = SharedCap.builder(a.get("lane"), a.get("redis"))
             .cap(Integer.parseInt(a.get("cap")))
             .lease(Duration.ofMillis(Long.parseLong(a.getOrDefault("lease-ms", "5000"))))
             .faultPolicy(localShare > 0 ? FaultPolicy.localShare(localShare) : FaultPolicy.failFast())
-            .build()) {
+            .build();
+        Lane lane = Lane.virtual(a.get("lane"), concurrency).queueCapacity(demand + 1)
+            .gate(shared).build()) {
       shared.onEvent(e -> out.println("EVENT " + e.kind() + " " + e.health()));
       out.println("READY " + instance);
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -91,19 +93,26 @@ public final class SharedCapWorker {
         }
       });
       Semaphore outstanding = new Semaphore(demand);
+      java.util.concurrent.atomic.AtomicBoolean refusedLately =
+          new java.util.concurrent.atomic.AtomicBoolean();
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       while (System.nanoTime() < end && !stop.get()) {
         if (!outstanding.tryAcquire(10, TimeUnit.MILLISECONDS)) {
           continue;
         }
+        if (refusedLately.getAndSet(false)) {
+          // Do not spin while refused: Redis is away and the policy fails fast.
+          outstanding.release();
+          Thread.sleep(10);
+          continue;
+        }
         CompletableFuture<Integer> f;
         try {
-          f = shared.submit("call", () -> http.send(request, HttpResponse.BodyHandlers.discarding())
+          f = lane.submit("call", () -> http.send(request, HttpResponse.BodyHandlers.discarding())
               .statusCode());
         } catch (java.util.concurrent.RejectedExecutionException e) {
           count(rejected, e);
           outstanding.release();
-          // Do not spin while refused: Redis is away and the policy fails fast.
           Thread.sleep(10);
           continue;
         }
@@ -113,7 +122,8 @@ public final class SharedCapWorker {
           if (failure == null && status == 200) {
             completed.incrementAndGet();
           } else if (failure instanceof java.util.concurrent.RejectedExecutionException r) {
-            count(rejected, r);
+            count(rejected, r); // GATE_REFUSED: the shared cap refused it (Redis away, fail-fast)
+            refusedLately.set(true);
           } else {
             failed.incrementAndGet();
           }
@@ -122,17 +132,18 @@ public final class SharedCapWorker {
       }
       outstanding.acquire(demand);
       SharedCapStats s = shared.stats();
+      dev.lanes.Distribution wait = lane.stats().sinceStart().queueWait(); // gate wait included
       out.println("RESULT instance=" + instance + " accepted=" + accepted + " ended=" + ended
           + " completed=" + completed + " failed=" + failed
           + " rejected=" + rejected + " granted=" + s.permitsGranted()
-          + " permitWaitP50us=" + s.permitWait().p50Nanos() / 1000
-          + " permitWaitP99us=" + s.permitWait().p99Nanos() / 1000
+          + " queueWaitP50us=" + wait.p50() / 1000
+          + " queueWaitP99us=" + wait.p99() / 1000
           + " reinstated=" + s.permitsReinstated() + " redisFailures=" + s.redisFailures());
     }
   }
 
   private static void count(Map<String, AtomicLong> rejected, Throwable e) {
-    String reason = e instanceof dev.lanes.redis.SharedCapRejectedException r
+    String reason = e instanceof dev.lanes.LaneRejectedException r
         ? r.reason().name() : e.getClass().getSimpleName();
     rejected.computeIfAbsent(reason, k -> new AtomicLong()).incrementAndGet();
   }

@@ -2,10 +2,8 @@ package dev.lanes.redis.micrometer;
 
 import dev.lanes.redis.SharedCap;
 import dev.lanes.redis.SharedCapHealth;
-import dev.lanes.redis.SharedCapRejectedException;
 import dev.lanes.redis.SharedCapStats;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -26,12 +24,11 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code lanes.shared.permits.in.use}</td><td>gauge</td><td>permits held by every instance</td></tr>
  *   <tr><td>{@code lanes.shared.permits.held}</td><td>gauge</td><td>permits held by this instance's running tasks (its share)</td></tr>
  *   <tr><td>{@code lanes.shared.permits.waiting}</td><td>gauge</td><td>permits this instance is asking for</td></tr>
- *   <tr><td>{@code lanes.shared.queue.size}</td><td>gauge</td><td>tasks waiting in the shared cap's queue</td></tr>
+ *   <tr><td>{@code lanes.shared.permits.unclaimed}</td><td>gauge</td><td>permits granted here that no worker took yet</td></tr>
  *   <tr><td>{@code lanes.shared.local.share.running}</td><td>gauge</td><td>tasks running on the fault policy's local share</td></tr>
  *   <tr><td>{@code lanes.shared.health}</td><td>gauge, tag {@code state}</td><td>1 for the current state, 0 for the others</td></tr>
- *   <tr><td>{@code lanes.shared.permit.wait}</td><td>function timer</td><td>asking for a permit to its grant</td></tr>
  *   <tr><td>{@code lanes.shared.permits.granted}</td><td>counter</td><td>permits granted to this instance</td></tr>
- *   <tr><td>{@code lanes.shared.rejected}</td><td>counter, tag {@code reason}</td><td>refusals by reason</td></tr>
+ *   <tr><td>{@code lanes.shared.refused}</td><td>counter</td><td>queued tasks the gate refused for good (the lane counts them as {@code gate_refused})</td></tr>
  *   <tr><td>{@code lanes.shared.permits.reinstated}</td><td>counter</td><td>permits of running tasks put back</td></tr>
  *   <tr><td>{@code lanes.shared.redis.failures}</td><td>counter</td><td>calls to Redis that failed or timed out</td></tr>
  * </table>
@@ -60,8 +57,8 @@ public final class SharedCapMetrics implements MeterBinder {
         s -> s.heldHere());
     gauge(registry, "lanes.shared.permits.waiting", "permits this instance is asking for",
         s -> s.waitingForPermit());
-    gauge(registry, "lanes.shared.queue.size", "tasks waiting in the shared cap's queue",
-        s -> s.queued());
+    gauge(registry, "lanes.shared.permits.unclaimed",
+        "permits granted to this instance that no worker has taken yet", s -> s.grantedUnclaimed());
     gauge(registry, "lanes.shared.local.share.running",
         "tasks running on the fault policy's local share, without a permit",
         s -> s.runningOnLocalShare());
@@ -70,26 +67,15 @@ public final class SharedCapMetrics implements MeterBinder {
           .tags(tags).tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
           .description("1 for the shared cap's current state").register(registry);
     }
-    FunctionTimer.builder("lanes.shared.permit.wait", cap,
-            c -> c.stats().permitWait().count(),
-            c -> {
-              SharedCapStats.Wait w = c.stats().permitWait();
-              return w.meanNanos() * w.count();
-            }, TimeUnit.NANOSECONDS)
-        .tags(tags).description("from asking for a global permit to its grant")
-        .register(registry);
     counter(registry, "lanes.shared.permits.granted", "permits granted to this instance",
         s -> s.permitsGranted());
     counter(registry, "lanes.shared.permits.reinstated",
         "permits of running tasks found missing from Redis and put back", s -> s.permitsReinstated());
     counter(registry, "lanes.shared.redis.failures", "calls to Redis that failed or timed out",
         s -> s.redisFailures());
-    for (SharedCapRejectedException.Reason reason : SharedCapRejectedException.Reason.values()) {
-      FunctionCounter.builder("lanes.shared.rejected", cap,
-              c -> c.stats().rejected().getOrDefault(reason, 0L))
-          .tags(tags).tag("reason", reason.name().toLowerCase(java.util.Locale.ROOT))
-          .description("tasks the shared cap refused").register(registry);
-    }
+    counter(registry, "lanes.shared.refused",
+        "queued tasks the gate refused for good (Redis away under fail-fast, or closed)",
+        s -> s.refused());
   }
 
   private void gauge(MeterRegistry registry, String name, String description,

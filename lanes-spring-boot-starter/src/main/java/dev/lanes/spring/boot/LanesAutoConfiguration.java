@@ -1,6 +1,7 @@
 package dev.lanes.spring.boot;
 
 import dev.lanes.Lane;
+import dev.lanes.LaneGate;
 import dev.lanes.Lanes;
 import dev.lanes.micrometer.LanesMetrics;
 import dev.lanes.redis.SharedCap;
@@ -37,8 +38,19 @@ public class LanesAutoConfiguration {
   /** Every declared lane; closed (waiting for accepted tasks) when the context closes. */
   @Bean(name = "lanes", destroyMethod = "close")
   @ConditionalOnMissingBean
-  public Lanes lanes(LanesProperties properties) {
-    return LanesFromProperties.build(properties);
+  public Lanes lanes(LanesProperties properties,
+      org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans) {
+    // lanes.instances.<name>.gate names a LaneGate bean; the lanes are closed before it.
+    return LanesFromProperties.build(properties, gate -> {
+      LaneGate g;
+      try {
+        g = beans.getBean(gate, LaneGate.class);
+      } catch (org.springframework.beans.BeansException e) {
+        throw new IllegalArgumentException("no LaneGate bean named \"" + gate + "\": " + e.getMessage(), e);
+      }
+      beans.registerDependentBean(gate, "lanes");
+      return g;
+    });
   }
 
   @Bean

@@ -2,6 +2,7 @@ package dev.lanes.spring.boot;
 
 import dev.lanes.Lane;
 import dev.lanes.LaneBuilder;
+import dev.lanes.LaneGate;
 import dev.lanes.LaneKind;
 import dev.lanes.Lanes;
 import dev.lanes.OverflowPolicy;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -22,10 +24,24 @@ final class LanesFromProperties {
   private LanesFromProperties() {}
 
   static Lanes build(LanesProperties properties) {
+    return build(properties, gate -> {
+      throw new IllegalArgumentException("no bean factory to look gate beans up in");
+    });
+  }
+
+  /** As {@link #build(LanesProperties)}; {@code gates} finds the {@link LaneGate} bean of a name. */
+  static Lanes build(LanesProperties properties, Function<String, LaneGate> gates) {
     Map<String, LanesProperties.Instance> instances = properties.getInstances();
     List<LaneBuilder> lanes = new ArrayList<>();
     for (Map.Entry<String, LanesProperties.Instance> e : instances.entrySet()) {
-      lanes.add(builder(e.getKey(), e.getValue()));
+      LaneBuilder b = builder(e.getKey(), e.getValue());
+      String gate = e.getValue().getGate();
+      if (gate != null) {
+        String at = PREFIX + e.getKey() + ".gate";
+        LaneGate g = check(at, gate, () -> gates.apply(gate));
+        check(at, gate, () -> b.gate(g));
+      }
+      lanes.add(b);
     }
     requireDeclared("lanes.task-executor", properties.getTaskExecutor(), instances);
     requireDeclared("lanes.server.lane", properties.getServer().getLane(), instances);

@@ -109,6 +109,17 @@ public class LanesProperties {
     /** Whether the platform threads are daemon threads (a non-daemon lane keeps the JVM alive until closed). */
     private boolean daemon = false;
 
+    /** Name of a LaneGate bean every task of this lane passes before it starts, e.g. a lanes-redis SharedCap (the lane is closed before it). */
+    private String gate;
+
+    public String getGate() {
+      return gate;
+    }
+
+    public void setGate(String gate) {
+      this.gate = gate;
+    }
+
     public LaneKind getKind() {
       return kind;
     }
