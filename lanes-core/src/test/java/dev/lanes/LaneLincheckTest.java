@@ -41,7 +41,10 @@ import org.junit.jupiter.api.Timeout;
  * tasks run (a task's future may complete before its outcome is counted); how many tasks {@code
  * shutdownNow} returned (only a submission still in flight can be returned, which a sequential
  * history never has: its total is checked against {@code stats().returned()} after each
- * invocation instead); and {@code submitted} when {@code invokeAll} or a shutdown is in the mix
+ * invocation instead); two figures read one after the other in one operation (a snapshot's
+ * {@code submitted} beside {@code concurrency()}, or {@code stats().shutdown()} beside {@code
+ * isShutdown()}: the first version did, and Lincheck rightly found a resize or a shutdown between
+ * the two reads), so each such figure has an operation of its own; and {@code submitted} when {@code invokeAll} or a shutdown is in the mix
  * ({@code invokeAll} submits one task after the other, so a reader can see half of it, and a
  * shutdown can refuse its second task after the first was accepted).
  *
@@ -53,7 +56,10 @@ class LaneLincheckTest {
   static final int ITERATIONS = Integer.getInteger("lanes.lincheck.iterations", 10);
   static final int INVOCATIONS = Integer.getInteger("lanes.lincheck.invocations", 200);
 
-  /** Every lane the invocations built, shut down after the test whatever happened. */
+  /**
+   * The lanes of invocations not yet validated (one whose invocation failed stays), shut down after
+   * the test whatever happened.
+   */
   static final Queue<Lane> BUILT = new ConcurrentLinkedQueue<>();
 
   @AfterEach
@@ -159,16 +165,24 @@ class LaneLincheckTest {
       lane.setConcurrency(n);
     }
 
+    /** Figures of one snapshot, each deterministic in a sequential history. */
     @Operation
     public String stats() {
       LaneStats s = lane.stats();
       return "submitted=" + s.submitted() + " rejected=" + s.rejected() + " balanced=" + balanced(s)
-          + " concurrency=" + lane.concurrency() + " shutdown=" + s.shutdown();
+          + " shutdown=" + s.shutdown();
+    }
+
+    /** Read on its own: a snapshot's figures are read one after another, not at one instant. */
+    @Operation
+    public int concurrency() {
+      return lane.concurrency();
     }
 
     @Validate
     public void books() {
       Books.check(lane);
+      BUILT.remove(lane); // terminated: let it go (thousands of invocations each build one)
     }
   }
 
@@ -196,8 +210,11 @@ class LaneLincheckTest {
     }
 
     public String stats() {
-      return "submitted=" + submitted + " rejected=0 balanced=true concurrency=" + concurrency
-          + " shutdown=false";
+      return "submitted=" + submitted + " rejected=0 balanced=true shutdown=false";
+    }
+
+    public int concurrency() {
+      return concurrency;
     }
   }
 
@@ -271,13 +288,20 @@ class LaneLincheckTest {
     @Operation
     public String stats() {
       LaneStats s = lane.stats();
-      return "balanced=" + balanced(s) + " shutdown=" + s.shutdown() + " isShutdown=" + lane.isShutdown();
+      return "balanced=" + balanced(s) + " shutdown=" + s.shutdown();
+    }
+
+    /** Read on its own, not beside a snapshot: two reads are two instants. */
+    @Operation
+    public boolean isShutdown() {
+      return lane.isShutdown();
     }
 
     @Validate
     public void books() {
       Books.check(lane);
       assertThat(lane.stats().returned()).as("tasks returned by shutdownNow").isEqualTo(returned.get());
+      BUILT.remove(lane);
     }
   }
 
@@ -313,7 +337,11 @@ class LaneLincheckTest {
     }
 
     public String stats() {
-      return "balanced=true shutdown=" + shutdown + " isShutdown=" + shutdown;
+      return "balanced=true shutdown=" + shutdown;
+    }
+
+    public boolean isShutdown() {
+      return shutdown;
     }
   }
 
