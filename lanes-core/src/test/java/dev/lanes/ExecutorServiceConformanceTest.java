@@ -337,7 +337,9 @@ class ExecutorServiceConformanceTest {
         List.of(() -> "quick", blocking(started, new CountDownLatch(1), interrupted)),
         SHORT_MILLIS, TimeUnit.MILLISECONDS);
     assertThat(fs).allSatisfy(f -> assertThat(f).isDone());
-    assertThat(fs.get(0).get()).isEqualTo("quick");
+    // The quick one completed, unless a slow machine let the timeout pass first: then it too was
+    // cancelled. The blocked one never completes: cancelled.
+    assertThat(fs.get(0).isCancelled() || "quick".equals(fs.get(0).resultNow())).isTrue();
     assertThat(fs.get(1)).isCancelled();
     lane.shutdown();
     assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();

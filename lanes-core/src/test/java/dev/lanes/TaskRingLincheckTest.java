@@ -33,12 +33,13 @@ import org.junit.jupiter.api.Timeout;
  *   <li>{@link TaskRing#size} may understate under concurrency by design (see its javadoc), so it
  *       is compared as "at most the model's size" ({@link Bound}), not for equality.
  *   <li>The array alone ({@link TaskRing#offer}) is checked on a ring large enough never to be
- *       full: its refusal ({@code -1}) also happens when a consumer descheduled mid-take holds a
- *       slot of the next lap, which a sequential model cannot express (the reason {@code append}
- *       spills instead of refusing; RingOverflowTest covers that case).
+ *       full, and on a ring of two slots with one consumer, where {@code -1} must mean "full".
+ *       With two consumers a refusal also happens when a consumer descheduled mid-take holds a
+ *       slot of the next lap while another one's take made room, which a sequential model cannot
+ *       express (by design: the reason {@code append} spills instead; RingOverflowTest).
  * </ul>
  *
- * <p>Quick by default (a few seconds); {@code -Dlanes.lincheck.iterations=N} runs more.
+ * <p>Quick by default (about 10 s per test here); {@code -Dlanes.lincheck.iterations=N} runs more.
  */
 class TaskRingLincheckTest {
   static final int ITERATIONS = Integer.getInteger("lanes.lincheck.iterations", 20);
@@ -249,21 +250,11 @@ class TaskRingLincheckTest {
      * Takes the oldest entry, or says "empty" only when {@link TaskRing#size} saw none: for the
      * array alone, size reads {@code head}, {@code tail} and {@code head} again, so 0 means empty
      * at the instant {@code tail} was read. (Not {@code pollClaimed}: see {@link
-     * #hasClaimedNeverMissesAnEntryThatStays}.)
+     * TaskRingLincheckTest#hasClaimedNeverMissesAnEntryThatStays}.)
      */
     @Operation
     public String poll() {
-      TaskRing.Taken into = new TaskRing.Taken();
-      for (; ; ) {
-        Object item = ring.poll(into);
-        if (item != null) {
-          return item + "@" + into.stamp;
-        }
-        if (ring.size() == 0) {
-          return "empty";
-        }
-        Thread.onSpinWait(); // an entry is claimed and not yet published
-      }
+      return take(ring);
     }
 
     @Operation
@@ -300,6 +291,80 @@ class TaskRingLincheckTest {
         .actorsBefore(1)
         .sequentialSpecification(ArrayFifo.class)
         .check(ArrayOnly.class);
+  }
+
+  /**
+   * The array alone, two slots, full often, one consumer: {@code offer} refuses ({@code -1})
+   * exactly when the model holds two entries. With one consumer a slot still held by a consumer
+   * mid-take belongs to a poll not yet over, so the refusal linearizes before it; with two, a
+   * second consumer's completed poll leaves room the first one's slot still blocks (by design, the
+   * reason {@code append} spills), so the consumer is kept alone here.
+   */
+  public static class SmallArray {
+    private final TaskRing ring = new TaskRing(2);
+
+    @Operation
+    public boolean offer(@Param(gen = IntGen.class, conf = "1:9") int item) {
+      return ring.offer(item, item * 10L) >= 0;
+    }
+
+    @Operation(nonParallelGroup = "consumer")
+    public String poll() {
+      return take(ring);
+    }
+
+    @Operation
+    public Bound size() {
+      return new Bound(ring.size(), false);
+    }
+  }
+
+  /** {@link ArrayOnly#poll}'s take, for a ring of the array alone. */
+  static String take(TaskRing ring) {
+    TaskRing.Taken into = new TaskRing.Taken();
+    for (; ; ) {
+      Object item = ring.poll(into);
+      if (item != null) {
+        return item + "@" + into.stamp;
+      }
+      if (ring.size() == 0) {
+        return "empty";
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  public static class SmallArrayFifo {
+    private final ArrayDeque<String> q = new ArrayDeque<>();
+
+    public boolean offer(int item) {
+      if (q.size() == 2) {
+        return false;
+      }
+      q.addLast(item + "@" + item * 10L);
+      return true;
+    }
+
+    public String poll() {
+      return Objects.requireNonNullElse(q.pollFirst(), "empty");
+    }
+
+    public Bound size() {
+      return new Bound(q.size(), true);
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void aSmallArrayWithOneConsumerRefusesOnlyWhenFull() {
+    new ModelCheckingOptions()
+        .iterations(ITERATIONS)
+        .invocationsPerIteration(500)
+        .threads(3)
+        .actorsPerThread(3)
+        .actorsBefore(1)
+        .sequentialSpecification(SmallArrayFifo.class)
+        .check(SmallArray.class);
   }
 
   /** Plain poll against the same FIFO: expected to fail (see the class comment). */
