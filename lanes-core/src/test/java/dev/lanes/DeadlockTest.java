@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.Test;
  * policy; and no false alarm for workers that wait on another lane, sleep, or block in IO.
  */
 class DeadlockTest {
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
   private static final Duration DETECTION = HealthSettings.DEFAULT_DEADLOCK_DETECTION;
 
   @ParameterizedTest(name = "{0} threads, {1}, {2}")
@@ -38,7 +42,7 @@ class DeadlockTest {
       throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
     List<CompletableFuture<?>> children = new CopyOnWriteArrayList<>();
-    Lane lane = policy.apply(Lane.blocking("nested", threads)).build();
+    Lane lane = books.track(policy.apply(Lane.blocking("nested", threads)).build());
     lane.onHealth(events::add);
     CountDownLatch allParentsRunning = new CountDownLatch(threads);
     List<CompletableFuture<String>> parents = new ArrayList<>();
@@ -100,8 +104,8 @@ class DeadlockTest {
   @CsvSource({"1, submit-get", "1, runAsync-join", "9, submit-get", "9, runAsync-join"})
   void aCappedVirtualLaneIsCaughtToo(int cap, String api) throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
-    Lane lane = Lane.virtual("vnested", cap)
-        .failOnDeadlock().build();
+    Lane lane = books.track(Lane.virtual("vnested", cap)
+        .failOnDeadlock().build());
     lane.onHealth(events::add);
     CountDownLatch allParentsRunning = new CountDownLatch(cap);
     List<CompletableFuture<String>> parents = new ArrayList<>();
@@ -126,7 +130,7 @@ class DeadlockTest {
   @Test
   void noAlarmWhenWorkersWaitOnAnotherLane() throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
-    try (Lane front = Lane.blocking("front", 2).build(); Lane back = Lane.blocking("back", 1).build()) {
+    try (Lane front = books.track(Lane.blocking("front", 2).build()); Lane back = books.track(Lane.blocking("back", 1).build())) {
       front.onHealth(events::add);
       List<CompletableFuture<?>> fs = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
@@ -140,7 +144,7 @@ class DeadlockTest {
   @Test
   void noAlarmWhenWorkersSleepWhileTheQueueWaits() throws Exception {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
-    try (Lane lane = Lane.blocking("sleepy", 2).build()) {
+    try (Lane lane = books.track(Lane.blocking("sleepy", 2).build())) {
       lane.onHealth(events::add);
       List<CompletableFuture<?>> fs = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
@@ -156,7 +160,7 @@ class DeadlockTest {
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
     PipedOutputStream out = new PipedOutputStream();
     PipedInputStream in = new PipedInputStream(out);
-    try (Lane lane = Lane.blocking("io", 1).build()) {
+    try (Lane lane = books.track(Lane.blocking("io", 1).build())) {
       lane.onHealth(events::add);
       CompletableFuture<Integer> reader = lane.submit(() -> in.read());
       CompletableFuture<?> queued = lane.submit(() -> {});

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,12 +21,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HandOffRaceTest {
   private static final int ROUNDS = Integer.getInteger("lanes.stress.repeats", 50) * 10;
 
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
+  private Lane lane(String kind, String name, int concurrency) {
+    return books.track(kind.equals("virtual") ? Lane.virtual(name, concurrency).build()
+        : Lane.blocking(name, concurrency).build());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"blocking", "virtual"})
   void closeAlwaysEndsWhenShutdownRacesWithWorkersGoingIdle(String kind) throws Exception {
     for (int i = 0; i < ROUNDS; i++) {
-      Lane lane = kind.equals("virtual") ? Lane.virtual("race", 4).build()
-          : Lane.blocking("race", 4).build();
+      Lane lane = lane(kind, "race", 4);
       AtomicInteger ran = new AtomicInteger();
       for (int t = 0; t < (i % 4); t++) {
         lane.execute(ran::incrementAndGet);
@@ -45,8 +53,7 @@ class HandOffRaceTest {
   @ParameterizedTest
   @ValueSource(strings = {"blocking", "virtual"})
   void everyTaskSubmittedToAnIdleLaneRunsPromptly(String kind) throws Exception {
-    try (Lane lane = kind.equals("virtual") ? Lane.virtual("wake", 2).build()
-        : Lane.blocking("wake", 2).build()) {
+    try (Lane lane = lane(kind, "wake", 2)) {
       for (int i = 0; i < ROUNDS * 4; i++) {
         // one task at a time: the workers are idle (or about to be) at every submission
         assertThat(lane.submit(() -> 1).get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
@@ -59,8 +66,7 @@ class HandOffRaceTest {
   @ValueSource(strings = {"blocking", "virtual"})
   void loweringConcurrencyReachesWorkersAboutToPark(String kind) throws Exception {
     for (int i = 0; i < ROUNDS / 10; i++) {
-      try (Lane lane = kind.equals("virtual") ? Lane.virtual("shrink", 4).build()
-          : Lane.blocking("shrink", 4).build()) {
+      try (Lane lane = lane(kind, "shrink", 4)) {
         List<CompletableFuture<?>> fs = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
           fs.add(lane.submit(() -> {}));

@@ -11,10 +11,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class LifecycleTest {
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
 
   private static LaneBuilder lane(String kind, String name, int n) {
     return kind.equals("virtual") ? Lane.virtual(name, n) : Lane.blocking(name, n);
@@ -23,7 +27,7 @@ class LifecycleTest {
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void shutdownRunsEverythingAccepted(String kind) throws Exception {
-    Lane lane = lane(kind, "sd", 1).build();
+    Lane lane = books.track(lane(kind, "sd", 1).build());
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger ran = new AtomicInteger();
     lane.execute(() -> Work.block(release));
@@ -49,7 +53,7 @@ class LifecycleTest {
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void shutdownNowReturnsNeverStartedTasksAndInterruptsRunningOnes(String kind) throws Exception {
-    Lane lane = lane(kind, "sdn", 1).build();
+    Lane lane = books.track(lane(kind, "sdn", 1).build());
     CountDownLatch started = new CountDownLatch(1);
     AtomicBoolean interrupted = new AtomicBoolean();
     lane.execute(() -> {
@@ -82,7 +86,7 @@ class LifecycleTest {
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void cancellingAQueuedTaskRemovesAndCountsIt(String kind) throws Exception {
-    try (Lane lane = lane(kind, "cq", 1).build()) {
+    try (Lane lane = books.track(lane(kind, "cq", 1).build())) {
       CountDownLatch release = Work.occupy(lane);
       AtomicBoolean ran = new AtomicBoolean();
       CompletableFuture<?> f = lane.submit(() -> ran.set(true));
@@ -101,7 +105,7 @@ class LifecycleTest {
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void cancellingARunningTaskInterruptsOnlyThatTask(String kind) throws Exception {
-    try (Lane lane = lane(kind, "cr", 1).build()) {
+    try (Lane lane = books.track(lane(kind, "cr", 1).build())) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch sawInterrupt = new CountDownLatch(1);
       CompletableFuture<?> f = lane.submit(() -> {
@@ -126,7 +130,7 @@ class LifecycleTest {
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void closeWaitsForAcceptedWork(String kind) {
-    Lane lane = lane(kind, "close", 2).build();
+    Lane lane = books.track(lane(kind, "close", 2).build());
     AtomicInteger done = new AtomicInteger();
     for (int i = 0; i < 20; i++) {
       lane.execute(() -> {
@@ -142,7 +146,7 @@ class LifecycleTest {
   @ParameterizedTest
   @ValueSource(strings = {"platform", "virtual"})
   void shutdownWhileOthersSubmitLosesNothing(String kind) throws Exception {
-    Lane lane = lane(kind, "race", 2).queueCapacity(64).build();
+    Lane lane = books.track(lane(kind, "race", 2).queueCapacity(64).build());
     List<CompletableFuture<?>> accepted = java.util.Collections.synchronizedList(new ArrayList<>());
     AtomicInteger rejectedSeen = new AtomicInteger();
     CountDownLatch go = new CountDownLatch(1);

@@ -9,11 +9,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Each overflow policy on a full lane: one task running, two queued, a fourth arriving. */
 class OverflowPolicyTest {
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
 
   enum Kind {
     PLATFORM,
@@ -42,7 +46,7 @@ class OverflowPolicyTest {
   @EnumSource(Kind.class)
   void rejectThrowsANamedExceptionAndCounts(Kind kind) {
     List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
-    try (Lane lane = lane(kind, "rej").build()) {
+    try (Lane lane = books.track(lane(kind, "rej").build())) {
       CountDownLatch release = fill(lane, futures);
       assertThatThrownBy(() -> lane.submit(() -> {}))
           .isInstanceOf(LaneRejectedException.class)
@@ -61,7 +65,7 @@ class OverflowPolicyTest {
   @EnumSource(Kind.class)
   void callerRunsRunsOnTheSubmittingThread(Kind kind) throws Exception {
     List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
-    try (Lane lane = lane(kind, "cr").overflow(OverflowPolicy.callerRuns()).build()) {
+    try (Lane lane = books.track(lane(kind, "cr").overflow(OverflowPolicy.callerRuns()).build())) {
       CountDownLatch release = fill(lane, futures);
       AtomicReference<Thread> ranOn = new AtomicReference<>();
       CompletableFuture<?> f = lane.submit(() -> ranOn.set(Thread.currentThread()));
@@ -79,7 +83,7 @@ class OverflowPolicyTest {
   @EnumSource(Kind.class)
   void blockCallerRejectsAfterTheTimeout(Kind kind) {
     List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
-    try (Lane lane = lane(kind, "bc").overflow(OverflowPolicy.blockCaller(Duration.ofMillis(50))).build()) {
+    try (Lane lane = books.track(lane(kind, "bc").overflow(OverflowPolicy.blockCaller(Duration.ofMillis(50))).build())) {
       CountDownLatch release = fill(lane, futures);
       assertThatThrownBy(() -> lane.submit(() -> {}))
           .isInstanceOf(LaneRejectedException.class)
@@ -95,7 +99,7 @@ class OverflowPolicyTest {
   @EnumSource(Kind.class)
   void blockCallerWaitsForRoom(Kind kind) throws Exception {
     List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
-    try (Lane lane = lane(kind, "bcw").overflow(OverflowPolicy.blockCaller(Duration.ofMinutes(1))).build()) {
+    try (Lane lane = books.track(lane(kind, "bcw").overflow(OverflowPolicy.blockCaller(Duration.ofMinutes(1))).build())) {
       CountDownLatch release = fill(lane, futures);
       AtomicReference<CompletableFuture<?>> late = new AtomicReference<>();
       Thread submitter = new Thread(() -> late.set(lane.submit(() -> {})), "submitter");
@@ -116,7 +120,7 @@ class OverflowPolicyTest {
   void discardOldestCancelsTheOldestQueuedTaskAndCountsIt(Kind kind) {
     List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
     List<TaskRecord> records = new CopyOnWriteArrayList<>();
-    try (Lane lane = lane(kind, "do").overflow(OverflowPolicy.discardOldest()).build()) {
+    try (Lane lane = books.track(lane(kind, "do").overflow(OverflowPolicy.discardOldest()).build())) {
       lane.onTask(records::add);
       CountDownLatch release = fill(lane, futures);
       CompletableFuture<?> newest = lane.submit("q3", () -> {});
@@ -136,8 +140,8 @@ class OverflowPolicyTest {
 
   @org.junit.jupiter.api.Test
   void anInterruptedBlockedCallerIsRejectedAtOnceAndKeepsItsInterrupt() throws Exception {
-    try (Lane lane = Lane.blocking("block-interrupt", 1).queueCapacity(1)
-        .overflow(OverflowPolicy.blockCaller(java.time.Duration.ofHours(1))).build()) {
+    try (Lane lane = books.track(Lane.blocking("block-interrupt", 1).queueCapacity(1)
+        .overflow(OverflowPolicy.blockCaller(java.time.Duration.ofHours(1))).build())) {
       CountDownLatch release = Work.occupy(lane);
       lane.execute(() -> {}); // the queue's one slot
       java.util.concurrent.atomic.AtomicReference<Throwable> thrown =

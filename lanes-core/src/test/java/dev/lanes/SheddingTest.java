@@ -12,9 +12,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** CoDel-like shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}), on a hand-moved clock. */
 class SheddingTest {
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
   private static final Duration TARGET = Duration.ofMillis(5);
   private static final Duration INTERVAL = Duration.ofMillis(100);
 
@@ -37,8 +41,8 @@ class SheddingTest {
   void aStandingQueueForAWholeIntervalShedsNewTasksUntilItDrains() throws Exception {
     AtomicLong clock = new AtomicLong(ms(1_000));
     long t0 = clock.get();
-    try (Lane lane = Lane.blocking("shed", 1).ticker(clock::get)
-        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build()) {
+    try (Lane lane = books.track(Lane.blocking("shed", 1).ticker(clock::get)
+        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build())) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       List<Future<?>> accepted = new ArrayList<>();
@@ -79,8 +83,8 @@ class SheddingTest {
   void aTaskStartedWithinTheTargetEndsTheStretch() throws Exception {
     AtomicLong clock = new AtomicLong(ms(1_000));
     long t0 = clock.get();
-    try (Lane lane = Lane.blocking("shed-reset", 1).ticker(clock::get)
-        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build()) {
+    try (Lane lane = books.track(Lane.blocking("shed-reset", 1).ticker(clock::get)
+        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build())) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       Future<?> blocker = lane.submit(awaiting(started, release));
@@ -119,8 +123,8 @@ class SheddingTest {
   void aHeadWithinTheTargetSeenBySubmissionEndsTheStretch() throws Exception {
     AtomicLong clock = new AtomicLong(ms(1_000));
     long t0 = clock.get();
-    try (Lane lane = Lane.blocking("shed-head", 1).ticker(clock::get)
-        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build()) {
+    try (Lane lane = books.track(Lane.blocking("shed-head", 1).ticker(clock::get)
+        .shedWhenQueuedLongerThan(TARGET, INTERVAL).build())) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       CountDownLatch aStarted = new CountDownLatch(1);
@@ -158,8 +162,8 @@ class SheddingTest {
     for (OverflowPolicy policy : List.of(OverflowPolicy.callerRuns(),
         OverflowPolicy.blockCaller(Duration.ofMinutes(5)), OverflowPolicy.discardOldest())) {
       AtomicLong clock = new AtomicLong(ms(1_000));
-      try (Lane lane = Lane.blocking("shed-policy", 1).queueCapacity(4).overflow(policy)
-          .ticker(clock::get).shedWhenQueuedLongerThan(TARGET, INTERVAL).build()) {
+      try (Lane lane = books.track(Lane.blocking("shed-policy", 1).queueCapacity(4).overflow(policy)
+          .ticker(clock::get).shedWhenQueuedLongerThan(TARGET, INTERVAL).build())) {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Future<?> blocker = lane.submit(awaiting(started, release));
@@ -190,7 +194,7 @@ class SheddingTest {
   @Test
   void sheddingIsOffByDefault() throws Exception {
     AtomicLong clock = new AtomicLong(ms(1_000));
-    try (Lane lane = Lane.blocking("no-shed", 1).ticker(clock::get).build()) {
+    try (Lane lane = books.track(Lane.blocking("no-shed", 1).ticker(clock::get).build())) {
       CountDownLatch started = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       Future<?> blocker = lane.submit(awaiting(started, release));

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -18,6 +19,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * afterwards the books balance, every future is done, and a virtual lane has no permit left.
  */
 class StressTest {
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
   private static final int PRODUCERS = 4;
   private static final int PER_PRODUCER = 20_000;
 
@@ -39,7 +43,7 @@ class StressTest {
     if (policy.equals("shed")) { // sheds whenever a line of a few microseconds stands
       b.shedWhenQueuedLongerThan(Duration.ofNanos(500), Duration.ofNanos(2_000));
     }
-    Lane lane = b.queueCapacity(128).overflow(overflow).cpuTimeSampled(java.time.Duration.ofNanos(1)).build();
+    Lane lane = books.track(b.queueCapacity(128).overflow(overflow).cpuTimeSampled(java.time.Duration.ofNanos(1)).build());
     Queue<CompletableFuture<?>> futures = new ConcurrentLinkedQueue<>();
     CountDownLatch go = new CountDownLatch(1);
     List<Thread> producers = Work.start(PRODUCERS, "producer", () -> {
@@ -105,7 +109,7 @@ class StressTest {
   void aTaskTakenBackAfterARacingShutdownStillLetsTheLaneTerminate() throws Exception {
     for (int i = 0; i < 400; i++) {
       LaneBuilder b = i % 2 == 0 ? Lane.virtual("racy", 1) : Lane.blocking("racy", 1);
-      Lane lane = b.queueCapacity(4).build();
+      Lane lane = books.track(b.queueCapacity(4).build());
       CountDownLatch go = new CountDownLatch(1);
       List<Thread> submitters = Work.start(2, "submitter", () -> {
         Work.block(go);

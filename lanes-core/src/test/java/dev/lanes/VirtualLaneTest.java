@@ -13,8 +13,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class VirtualLaneTest {
+  /** Every lane a test builds balances its books and terminates afterwards (#24). */
+  @RegisterExtension final Books books = new Books();
+
 
   /** Counts the lane's threads alive (from the first to the last instruction of their runnable). */
   static final class CountingFactory implements ThreadFactory {
@@ -44,7 +48,7 @@ class VirtualLaneTest {
   @Test
   void neverMoreThreadsThanTheCapAndWaitingTasksHoldNoThread() throws Exception {
     CountingFactory threads = new CountingFactory();
-    try (Lane lane = Lane.virtual("capped", 5).queueCapacity(2_000).threadFactory(threads).build()) {
+    try (Lane lane = books.track(Lane.virtual("capped", 5).queueCapacity(2_000).threadFactory(threads).build())) {
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger running = new AtomicInteger();
       AtomicInteger peakRunning = new AtomicInteger();
@@ -70,7 +74,7 @@ class VirtualLaneTest {
 
   @Test
   void everyPermitComesBackFromThrowsCancelsAndInterrupts() throws Exception {
-    try (Lane lane = Lane.virtual("permits", 2).build()) {
+    try (Lane lane = books.track(Lane.virtual("permits", 2).build())) {
       // a task that throws
       CompletableFuture<Object> boom = lane.submit(() -> {
         throw new IllegalStateException("boom");
@@ -107,7 +111,7 @@ class VirtualLaneTest {
       }
       return Thread.ofVirtual().unstarted(r);
     };
-    try (Lane lane = Lane.virtual("flaky", 1).threadFactory(flaky).build()) {
+    try (Lane lane = books.track(Lane.virtual("flaky", 1).threadFactory(flaky).build())) {
       CompletableFuture<Integer> first = lane.submit(() -> 1);
       assertThatThrownBy(first::get)
           .isInstanceOf(ExecutionException.class)
@@ -124,7 +128,7 @@ class VirtualLaneTest {
   @Test
   void raisingTheCapStartsQueuedTasksAndLoweringItHoldsForNewOnes() throws Exception {
     CountingFactory threads = new CountingFactory();
-    try (Lane lane = Lane.virtual("resize", 2).threadFactory(threads).build()) {
+    try (Lane lane = books.track(Lane.virtual("resize", 2).threadFactory(threads).build())) {
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger running = new AtomicInteger();
       AtomicInteger peak = new AtomicInteger();
@@ -164,7 +168,7 @@ class VirtualLaneTest {
 
   @Test
   void awaitTerminationWaitsForRunningVirtualThreads() throws Exception {
-    Lane lane = Lane.virtual("await", 3).build();
+    Lane lane = books.track(Lane.virtual("await", 3).build());
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch started = new CountDownLatch(3);
     for (int i = 0; i < 3; i++) {
@@ -184,7 +188,7 @@ class VirtualLaneTest {
 
   @Test
   void virtualThreadsAreNamedAfterTheLane() throws Exception {
-    try (Lane lane = Lane.virtual("named", 1).build()) {
+    try (Lane lane = books.track(Lane.virtual("named", 1).build())) {
       assertThat(lane.submit(() -> Thread.currentThread().getName()).get()).startsWith("named-");
       assertThat(lane.submit(() -> Thread.currentThread().isVirtual()).get()).isTrue();
     }
@@ -214,7 +218,7 @@ class VirtualLaneTest {
   @Test
   void aVirtualWorkerKeepsItsPermitBetweenTasksThatFollowEachOther() throws Exception {
     CountingFactory factory = new CountingFactory();
-    try (Lane lane = Lane.virtual("reuse", 4).threadFactory(factory).build()) {
+    try (Lane lane = books.track(Lane.virtual("reuse", 4).threadFactory(factory).build())) {
       for (int i = 0; i < 200; i++) {
         lane.submit(() -> 1).get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS); // one at a time
       }
