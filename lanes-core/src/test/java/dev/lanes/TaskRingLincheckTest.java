@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Timeout;
  *
  * <ul>
  *   <li>The ring with its overflow, taken from with {@link TaskRing#pollClaimed} (the workers'
- *       take), keeps FIFO order for one producer and one consumer; with two producers it does not
- *       ({@link #ringWithOverflowIsALinearizableFifo}, disabled: a bug), and with three threads
- *       {@code pollClaimed} can return null on a ring that never was empty, because {@link
- *       TaskRing#hasClaimed} reads {@code tail} before {@code head} ({@link
- *       #hasClaimedNeverMissesAnEntryThatStays}, disabled: a bug). The array alone is taken from
+ *       take), keeps FIFO order with two producers ({@link #ringWithOverflowIsALinearizableFifo}),
+ *       and {@code pollClaimed} never returns null on a ring that held an entry throughout
+ *       ({@link #hasClaimedNeverMissesAnEntryThatStays}). Both failed here before TaskRing was
+ *       fixed (the overflow was taken from while the array's head was still being published;
+ *       {@code hasClaimed} read {@code tail} before {@code head}). The array alone is taken from
  *       with {@code poll} and {@code size() == 0} as the emptiness check, on three threads.
  *   <li>Plain {@link TaskRing#poll} may return null while an entry is claimed but not yet
  *       published (a producer between its CAS on {@code tail} and its release store): "empty"
@@ -125,7 +125,8 @@ class TaskRingLincheckTest {
   }
 
   /**
-   * Two producers and a consumer break the order: a consumer that finds the array's head claimed
+   * Two producers and a consumer kept the order only once TaskRing was fixed. Before, a consumer
+   * that found the array's head claimed
    * but not yet published (its producer is between the CAS on {@code tail} and the release store)
    * gets null from the array and takes from the overflow, passing entries still in the array.
    * Lincheck's counterexample on a ring of two slots: thread 2 claims slot 0 for 6; thread 1
@@ -135,8 +136,6 @@ class TaskRingLincheckTest {
    */
   @Test
   @Timeout(120)
-  @Disabled("bug: TaskRing.poll() takes from the overflow when the array's head is claimed but not"
-      + " yet published, so an entry can be taken before older ones still in the array (see report)")
   void ringWithOverflowIsALinearizableFifo() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -191,7 +190,7 @@ class TaskRingLincheckTest {
 
   /**
    * {@link SpscRing} with {@link TaskRing#hasClaimed}, which the model answers "not empty", asked
-   * from any thread (one producer and one consumer keep the order bug above out of the way).
+   * from any thread, with one producer and one consumer.
    */
   public static class ClaimRing {
     private final TaskRing ring = new TaskRing(2);
@@ -216,7 +215,8 @@ class TaskRingLincheckTest {
   }
 
   /**
-   * {@code hasClaimed()} reads {@code tail} before {@code head}: a producer's append and a
+   * {@code hasClaimed()} read {@code tail} before {@code head} (fixed: it reads {@code head}
+   * first): a producer's append and a
    * consumer's take between the two reads make it answer false on a ring that held an entry
    * throughout (ring [5]; hasClaimed reads tail 1; append(4) makes tail 2; poll takes 5, head 1;
    * hasClaimed reads head 1: 1 > 1 is false, while 4 is queued), and {@code pollClaimed}, which
@@ -224,8 +224,6 @@ class TaskRingLincheckTest {
    */
   @Test
   @Timeout(120)
-  @Disabled("bug: TaskRing.hasClaimed() reads tail before head, so it can answer false while an"
-      + " entry stays queued; pollClaimed() then returns null on a never-empty ring (see report)")
   void hasClaimedNeverMissesAnEntryThatStays() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
