@@ -158,7 +158,8 @@ final class Worker implements Runnable {
     this.lane = lane;
     this.kind = kind;
     this.scratch = LaneFuture.scratch(lane);
-    this.gateReady = lane.gate == null ? null : new Runnable() {
+    // (no lane at all: the ring's jcstress tests make bare workers to park in a ring)
+    this.gateReady = lane == null || lane.gate == null ? null : new Runnable() {
       @Override
       public void run() {
         gateOpened = true;
