@@ -26,9 +26,15 @@ import java.util.concurrent.TimeoutException;
  *
  * <pre>
  *   QUEUED ──taken from the ring──▶ TAKEN ──starts──▶ RUNNING ──▶ DONE
- *     │                                                  └─ INTERRUPTING ─▶ INTERRUPTED
- *     └──cancelled / claimed while queued──▶ DEAD              (cancel(true) while running)
+ *     │  ▲                            │                 └─ INTERRUPTING ─▶ INTERRUPTED ─▶ DONE
+ *     │  └── given back (a compensation thread that could not start)   (cancel(true) while running)
+ *     │                               └── a decorator that never ran it ──▶ DONE
+ *     ├──cancelled / claimed while queued, or refused at submission──▶ DEAD
+ *     └──run by its caller (caller-runs)──▶ RUNNING
  * </pre>
+ *
+ * Who makes each move, and the four methods through which a task ends (each gives its slot back,
+ * counts it and ends its future once): DESIGN.md, "A task's life".
  *
  * The worker publishes RUNNING (after writing {@code runner}) with a release store; a canceller
  * interrupts only after its CAS RUNNING → INTERRUPTING, and the worker's finish waits out an
