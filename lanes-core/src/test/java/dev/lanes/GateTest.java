@@ -541,4 +541,69 @@ class GateTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("gate was already set");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void aWorkerThatDiesHoldingAPassGivesItBackOnceAndLosesNothing(String kind) throws Exception {
+    // The lane's clock is the one thing of the user's a worker calls between taking a task with a
+    // pass and running it (the task's start stamp): armed, it throws an Error there, once. A
+    // worker reads the clock once as it starts: a platform lane's worker has done so by the end of
+    // a first task, run before arming; a virtual lane's worker starts after the submission (none
+    // was started before), so that one read is let through.
+    AtomicInteger readsBeforeFailure = new AtomicInteger(-1); // -1: disarmed
+    String name = "dies-with-pass-" + kind;
+    Ticker clock = () -> {
+      if (Thread.currentThread().getName().startsWith(name)
+          && readsBeforeFailure.getAndUpdate(n -> n >= 0 ? n - 1 : n) == 0) {
+        throw new ClockFailure();
+      }
+      return System.nanoTime();
+    };
+    SemaphoreGate gate = new SemaphoreGate(1);
+    List<Throwable> died = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler recorder = (t, e) -> died.add(e);
+    java.util.concurrent.ThreadFactory threads = kind.equals("virtual")
+        ? Thread.ofVirtual().name(name + "-", 1).uncaughtExceptionHandler(recorder).factory()
+        : Thread.ofPlatform().name(name + "-", 1).uncaughtExceptionHandler(recorder).factory();
+    List<Thread> made = new CopyOnWriteArrayList<>();
+    java.util.concurrent.ThreadFactory factory = r -> {
+      Thread t = threads.newThread(r);
+      made.add(t);
+      return t;
+    };
+    LaneBuilder b = kind.equals("virtual") ? Lane.virtual(name, 1) : Lane.blocking(name, 1);
+    Lane lane = b.gate(gate).ticker(clock).threadFactory(factory).build();
+    if (kind.equals("platform")) {
+      assertThat(lane.submit(() -> "warm").get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+          .isEqualTo("warm");
+      // The worker reads the clock once more after the warm task's future completed: arm only
+      // once it is parked for the next task.
+      Work.awaitBlocked(made.get(0));
+    }
+    readsBeforeFailure.set(kind.equals("virtual") ? 1 : 0);
+    CompletableFuture<String> first = lane.submit(() -> "never");
+    assertThatThrownBy(() -> first.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(ClockFailure.class);
+    Awaitility.await().atMost(Duration.ofSeconds(Work.PATIENCE_SECONDS))
+        .until(() -> gate.outcome(TaskOutcome.FAILED) == 1); // the dead worker's pass came back
+    // The pass came back, so the gate lets the next task through (on a replacement worker).
+    assertThat(lane.submit(() -> "next").get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS))
+        .isEqualTo("next");
+    lane.shutdown();
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
+    assertThat(gate.passes.get()).isEqualTo(gate.exits.get());
+    assertThat(gate.doubleExits.get()).isZero();
+    Work.assertBooksBalance(lane.stats());
+    assertThat(lane.stats().failed()).isEqualTo(1);
+    assertThat(lane.stats().completed()).isEqualTo(kind.equals("platform") ? 2 : 1);
+    assertThat(died).singleElement().isInstanceOf(ClockFailure.class);
+  }
+
+
+  /** An error from the lane's clock (an Error ends the worker that meets it). */
+  static final class ClockFailure extends Error {
+    ClockFailure() {
+      super("clock failure (simulated)");
+    }
+  }
 }
