@@ -261,10 +261,23 @@ class TaskRingLincheckTest {
     }
   }
 
+  /** A FIFO of at most {@code capacity} entries (unbounded by default). */
   public static class ArrayFifo {
     private final ArrayDeque<String> q = new ArrayDeque<>();
+    private final int capacity;
+
+    public ArrayFifo() {
+      this(Integer.MAX_VALUE);
+    }
+
+    ArrayFifo(int capacity) {
+      this.capacity = capacity;
+    }
 
     public boolean offer(int item) {
+      if (q.size() == capacity) {
+        return false;
+      }
       q.addLast(item + "@" + item * 10L);
       return true;
     }
@@ -332,23 +345,10 @@ class TaskRingLincheckTest {
     }
   }
 
-  public static class SmallArrayFifo {
-    private final ArrayDeque<String> q = new ArrayDeque<>();
-
-    public boolean offer(int item) {
-      if (q.size() == 2) {
-        return false;
-      }
-      q.addLast(item + "@" + item * 10L);
-      return true;
-    }
-
-    public String poll() {
-      return Objects.requireNonNullElse(q.pollFirst(), "empty");
-    }
-
-    public Bound size() {
-      return new Bound(q.size(), true);
+  /** The model of {@link SmallArray}: two entries at most. */
+  public static class SmallArrayFifo extends ArrayFifo {
+    public SmallArrayFifo() {
+      super(2);
     }
   }
 
