@@ -81,6 +81,8 @@ class CoreTruthTest {
   @ValueSource(strings = {"platform", "virtual"})
   void raisingConcurrencyRaisesTheRoom(String kind) throws Exception {
     Lane lane = lane(kind, "raised", 1).queueCapacity(1).build();
+    List<Long> ids = new java.util.concurrent.CopyOnWriteArrayList<>();
+    lane.onTask(r -> ids.add(r.taskId()));
     lane.setConcurrency(32);
     CountDownLatch release = new CountDownLatch(1);
     List<CompletableFuture<?>> burst = new ArrayList<>();
@@ -93,6 +95,25 @@ class CoreTruthTest {
         .get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS);
     assertTerminates(lane);
     assertThat(lane.stats().completed()).isEqualTo(33);
+    assertThat(ids).hasSize(34).doesNotHaveDuplicates(); // TaskRecord.taskId is unique
+  }
+
+  @Test
+  void aTaskThatEnteredTheQueuesOverflowIsNumberedFromTwoToThe62ndPlusOne() throws Exception {
+    // A gate that never opens keeps every task queued: a lane built for 1 + 1 (an array of two
+    // slots) and raised to 8 holds 9, so seven of them go to the overflow.
+    Lane lane = Lane.blocking("numbered", 1).queueCapacity(1).gate(ready -> null).build();
+    List<Long> ids = new java.util.concurrent.CopyOnWriteArrayList<>();
+    lane.onTask(r -> ids.add(r.taskId()));
+    lane.setConcurrency(8);
+    for (int i = 0; i < 9; i++) {
+      lane.execute(() -> {});
+    }
+    assertThat(lane.shutdownNow()).hasSize(9);
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
+    assertThat(ids).containsExactly(1L, 2L, TaskRing.SPILL_BASE + 1, TaskRing.SPILL_BASE + 2,
+        TaskRing.SPILL_BASE + 3, TaskRing.SPILL_BASE + 4, TaskRing.SPILL_BASE + 5,
+        TaskRing.SPILL_BASE + 6, TaskRing.SPILL_BASE + 7);
   }
 
   // ------------------------------------------------------------------ discard-oldest
