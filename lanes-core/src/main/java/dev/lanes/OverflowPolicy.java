@@ -67,7 +67,9 @@ public final class OverflowPolicy {
    * TaskOutcome#DISCARDED_OLDEST}: the future {@code submit} returned for it is cancelled; for a
    * task given to {@code execute}, the future {@code CompletableFuture.runAsync/supplyAsync} made
    * for it fails with a {@link LaneRejectedException} where lanes can reach it, and otherwise the
-   * lane's exception handler receives that exception.
+   * lane's exception handler receives that exception. With nothing queued to drop (every slot is a
+   * running task, as after the concurrency was lowered below the tasks running), the new task is
+   * refused with reason {@link TaskOutcome#QUEUE_FULL}.
    *
    * @return the discard-oldest policy
    */
