@@ -12,8 +12,9 @@ import java.util.function.Consumer;
  * <em>elastic</em> worker of a virtual lane (started with a permit, runs queued tasks back to back,
  * keeps its permit a moment when the ring is empty, then ends), and a <em>compensation</em> worker
  * (a temporary extra thread added to break a starvation deadlock). This file holds what a worker
- * thread runs: its loop ({@link #work()}), a task's run, timing and recording ({@link #runTask},
- * also used by a caller under the caller-runs policy), and its exit ({@link #exitWorker}).
+ * thread runs: its loop ({@link #work()}), a task's run, timing and recording ({@link #runTask}:
+ * nine numbered steps of a {@link TaskRun}, also used by a caller under the caller-runs policy),
+ * and its exit ({@link #exitWorker}).
  *
  * <p><b>Timing.</b> A task's wait runs from its acceptance to the start of its own code, its run
  * from there to the return of its own code. What a worker does between two tasks — completing the
@@ -108,6 +109,9 @@ final class Worker implements Runnable {
   /** Next idle worker in the ring's stack; guarded by the ring's idle lock. */
   Worker nextIdle;
 
+  /** This worker's run of the task it runs now (reused for every task; see {@link TaskRun}). */
+  final TaskRun taskRun;
+
   /** Where this worker's ring takes leave an entry's stamp and position. */
   final TaskRing.Taken taken = new TaskRing.Taken();
 
@@ -158,6 +162,7 @@ final class Worker implements Runnable {
     this.lane = lane;
     this.kind = kind;
     this.scratch = LaneFuture.scratch(lane);
+    this.taskRun = new TaskRun(lane, this);
     // (no lane at all: the ring's jcstress tests make bare workers to park in a ring)
     this.gateReady = lane == null || lane.gate == null ? null : new Runnable() {
       @Override
@@ -410,148 +415,236 @@ final class Worker implements Runnable {
    * when a caller runs the task (caller-runs policy). {@code startHint} is that time from the
    * worker's previous task (or -1): reusing it saves a clock read, and the task's start then
    * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
-   * time.
+   * time, and {@link TaskRun} for the steps.
    */
   static long runTask(LaneExecutor lane, Worker w, LaneFuture<?> t, long startHint) {
-    Thread me = Thread.currentThread();
-    boolean onCaller = w == null;
-    // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
-    // a worker's task must not inherit an interrupt meant for an earlier one.
-    boolean callerInterrupted = onCaller && me.isInterrupted();
-    if (!onCaller && lane.runState < LaneExecutor.STOP) {
-      Thread.interrupted();
+    TaskRun r = w != null ? w.taskRun : new TaskRun(lane, null);
+    r.claim(t);             // 1. the task is this thread's: counted started, busy
+    r.stamp(startHint);     // 2. its start, and whether its CPU time is read
+    r.runCode();            // 3. its own code (what it throws is kept, never rethrown)
+    r.classify();           // 4. how it ended: completed, failed or cancelled
+    r.record();             // 5. its timings and outcome, in the worker's tally
+    r.release();            // 6. not busy; its admission slot and the gate's pass go back
+    r.complete();           // 7. its future completes (dependent stages may run here)
+    r.publish();            // 8. JFR event, task listeners, the exception handler
+    return r.finish();      // 9. the interrupt restored; the time other code took after it
+  }
+
+  /**
+   * One task's run, in the steps {@link #runTask} calls in order. What one step finds and the next
+   * needs lives in the fields (a worker reuses its own instance for every task, so the run path
+   * allocates nothing; a caller that runs a task makes one). Touched only by the thread running
+   * the task; {@link #finish} clears the references, so nothing of a task outlives its run here.
+   */
+  static final class TaskRun {
+    final LaneExecutor lane;
+    /** The worker, or null on a caller (caller-runs). */
+    final Worker w;
+    Thread me;
+    LaneFuture<?> t;
+    /** {@code t} if its future was handed out (it completes it), else null. */
+    LaneFuture<?> f;
+    LaneFuture.Timed timed;
+    boolean callerInterrupted;
+    long start;
+    long end;
+    long cpuStart;
+    long cpu;
+    LaneEvents.TaskEvent event;
+    Throwable failure;
+    /** The task decorator never ran the task. */
+    boolean notRun;
+    /** What reached the worker came from around the task's own code (a failing decorator). */
+    boolean decoratorFailed;
+    TaskOutcome outcome;
+    /** Code that is no task's ran on this thread after the task's end was read. */
+    boolean otherCodeRan;
+    /** The task listeners, read once per task (step 6) so steps 6 and 8 agree. */
+    Consumer<? super TaskRecord>[] listeners;
+
+    /** Padding: a worker's run is written on every task (see the padding in {@link Worker}). */
+    @SuppressWarnings("unused")
+    private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+
+    TaskRun(LaneExecutor lane, Worker w) {
+      this.lane = lane;
+      this.w = w;
     }
-    LaneFuture<?> f = t.handedOut ? t : null;
-    if (f != null) {
-      t.markRunning(me);
-    }
-    // Counted started before it runs (so before its end is recorded; see TimingBook#read).
-    if (w != null && w.tally != null) {
-      w.tally.addStarted();
-    } else {
-      lane.timings.startedShared();
-    }
-    if (w != null) {
-      w.current = t;
-      w.beginTask();
-    } else {
-      lane.callerRunning.increment();
-    }
-    LaneFuture.Timed timed = t.timed;
-    long start = -1;
-    long cpuStart = -1;
-    if (timed == null) {
-      start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : lane.ticker.read();
-      if (lane.shedTargetNanos != 0 && start - t.acceptedNanos <= lane.shedTargetNanos
-          && lane.aboveTargetSince != LaneExecutor.NOT_ABOVE) {
-        lane.aboveTargetSince = LaneExecutor.NOT_ABOVE; // started within target: no standing line
+
+    /** 1. Claim: the task's future says running, it is counted started, the worker is busy. */
+    void claim(LaneFuture<?> task) {
+      t = task;
+      me = Thread.currentThread();
+      // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
+      // a worker's task must not inherit an interrupt meant for an earlier one.
+      callerInterrupted = w == null && me.isInterrupted();
+      if (w != null && lane.runState < LaneExecutor.STOP) {
+        Thread.interrupted();
+      }
+      f = task.handedOut ? task : null;
+      if (f != null) {
+        task.markRunning(me);
+      }
+      // Counted started before it runs (so before its end is recorded; see TimingBook#read).
+      if (w != null && w.tally != null) {
+        w.tally.addStarted();
+      } else {
+        lane.timings.startedShared();
+      }
+      if (w != null) {
+        w.current = task;
+        w.beginTask();
+      } else {
+        lane.callerRunning.increment();
       }
     }
-    boolean sampleCpu = false;
-    if (lane.cpuSampleNanos == 0 || w == null) {
-      sampleCpu = lane.cpuSampleNanos >= 0;
-    } else if (lane.cpuSampleNanos > 0) {
-      // Bounded by time: the first task after the interval since this worker's last reading.
-      long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
-      if (at - w.nextCpuSampleAt >= 0) {
-        w.nextCpuSampleAt = at + lane.cpuSampleNanos;
-        sampleCpu = true;
+
+    /**
+     * 2. Stamp: the start (unless a decorator runs around the task: then {@link LaneFuture.Timed}
+     * stamps inside it), and whether this run reads the CPU clock (by time: the first task after
+     * the interval since this worker's last reading; every task on a caller).
+     */
+    void stamp(long startHint) {
+      timed = t.timed;
+      start = -1;
+      cpuStart = -1;
+      if (timed == null) {
+        start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : lane.ticker.read();
+        if (lane.shedTargetNanos != 0 && start - t.acceptedNanos <= lane.shedTargetNanos
+            && lane.aboveTargetSince != LaneExecutor.NOT_ABOVE) {
+          lane.aboveTargetSince = LaneExecutor.NOT_ABOVE; // started within target: no standing line
+        }
       }
-    }
-    if (timed == null) {
-      if (sampleCpu) {
+      boolean sampleCpu = false;
+      if (lane.cpuSampleNanos == 0 || w == null) {
+        sampleCpu = lane.cpuSampleNanos >= 0;
+      } else if (lane.cpuSampleNanos > 0) {
+        long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
+        if (at - w.nextCpuSampleAt >= 0) {
+          w.nextCpuSampleAt = at + lane.cpuSampleNanos;
+          sampleCpu = true;
+        }
+      }
+      if (timed != null) {
+        timed.sampleCpu = sampleCpu;
+      } else if (sampleCpu) {
         cpuStart = lane.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0
             ? w.lastCpu : CpuClock.now();
       }
-    } else {
-      timed.sampleCpu = sampleCpu;
     }
-    LaneEvents.TaskEvent event = LaneEvents.beginTask(); // null while no recording can run
-    Throwable failure = null;
-    try {
-      t.work.run();
-    } catch (Throwable e) {
-      failure = e;
-    }
-    long end;
-    long cpu = -1;
-    boolean notRun = false; // the task decorator never ran the task
-    if (timed == null) {
-      end = lane.ticker.read();
-      if (cpuStart >= 0) {
-        long c = CpuClock.now();
-        cpu = Math.max(0, c - cpuStart);
-        if (lane.cpuSampleNanos == 0 && w != null) {
-          w.lastCpu = c;
+
+    /** 3. Run the task's own code; its end (and CPU time) is read as it returns. */
+    void runCode() {
+      event = LaneEvents.beginTask(); // null while no recording can run
+      failure = null;
+      try {
+        t.work.run();
+      } catch (Throwable e) {
+        failure = e;
+      }
+      cpu = -1;
+      notRun = false;
+      if (timed == null) {
+        end = lane.ticker.read();
+        if (cpuStart >= 0) {
+          long c = CpuClock.now();
+          cpu = Math.max(0, c - cpuStart);
+          if (lane.cpuSampleNanos == 0 && w != null) {
+            w.lastCpu = c;
+          }
+        }
+      } else {
+        if (w != null) {
+          w.lastCpu = -1; // the decorator ran around the task: its CPU is no task's
+        }
+        if (timed.start >= 0) {
+          start = timed.start;
+          end = timed.end;
+          cpu = timed.cpu();
+        } else {
+          notRun = true;
+          start = end = lane.ticker.read();
         }
       }
-    } else {
-      if (w != null) {
-        w.lastCpu = -1; // the decorator ran around the task: its CPU is no task's
+      if (event != null) {
+        event.end();
       }
-      if (timed.start >= 0) {
-        start = timed.start;
-        end = timed.end;
-        cpu = timed.cpu();
+    }
+
+    /** 4. Classify: how the task ended, from its future (if any) and what reached the worker. */
+    void classify() {
+      if (f != null) {
+        t.finishRun(lane.runState >= LaneExecutor.STOP);
+        notRun |= !f.ran();
+      }
+      // A future keeps what its own task threw, so what reached here came from around it: the
+      // task decorator failed (after running the task, or instead of it). The future fails with it.
+      decoratorFailed = f != null && failure != null;
+      if (notRun && failure == null) {
+        failure = new IllegalStateException(
+            "lane \"" + lane.name + "\": the task decorator returned without running " + t);
+      }
+      if (f != null && f.isDone()) {
+        outcome =
+            f.isCancelled()
+                ? TaskOutcome.CANCELLED
+                : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
+      } else if (notRun || decoratorFailed || (f == null ? failure != null : f.runFailed())) {
+        outcome = TaskOutcome.FAILED;
+      } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut
+          && fut.isCancelled()) {
+        outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
       } else {
-        notRun = true;
-        start = end = lane.ticker.read();
+        outcome = TaskOutcome.COMPLETED;
       }
     }
-    if (event != null) {
-      event.end();
-    }
-    if (f != null) {
-      t.finishRun(lane.runState >= LaneExecutor.STOP);
-      notRun |= !f.ran();
-    }
-    // A future keeps what its own task threw, so what reached here came from around it: the task
-    // decorator failed (after running the task, or instead of it). The future fails with it.
-    boolean decoratorFailed = f != null && failure != null;
-    if (notRun && failure == null) {
-      failure = new IllegalStateException(
-          "lane \"" + lane.name + "\": the task decorator returned without running " + t);
-    }
-    TaskOutcome outcome;
-    if (f != null && f.isDone()) {
-      outcome =
-          f.isCancelled()
-              ? TaskOutcome.CANCELLED
-              : f.isCompletedExceptionally() ? TaskOutcome.FAILED : TaskOutcome.COMPLETED;
-    } else if (notRun || decoratorFailed || (f == null ? failure != null : f.runFailed())) {
-      outcome = TaskOutcome.FAILED;
-    } else if (f == null && t.source instanceof java.util.concurrent.Future<?> fut && fut.isCancelled()) {
-      outcome = TaskOutcome.CANCELLED; // a FutureTask or similar given to execute, cancelled
-    } else {
-      outcome = TaskOutcome.COMPLETED;
-    }
-    lane.timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
-        outcome.ordinal());
-    if (cpu >= 0) {
-      long waiting = (end - start) - cpu;
-      if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
-        lane.cpuBoundSamples.increment();
-      } else if (waiting > lane.blockingTaskWc * cpu) {
-        lane.blockingSamples.increment();
+
+    /** 5. Record: wait, run, CPU and outcome in the worker's own tally (or under the lock). */
+    void record() {
+      lane.timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
+          outcome.ordinal());
+      if (cpu >= 0) {
+        long waiting = (end - start) - cpu;
+        if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
+          lane.cpuBoundSamples.increment();
+        } else if (waiting > lane.blockingTaskWc * cpu) {
+          lane.blockingSamples.increment();
+        }
       }
     }
-    if (w != null) {
-      w.endTask();
-      w.current = null;
-      lane.releaseSlot(w.tally);
-    } else {
-      lane.callerRunning.decrement();
+
+    /**
+     * 6. Release: the worker is no longer busy and the task's admission slot goes back; on a gated
+     * lane the pass goes back too, before the future completes.
+     */
+    void release() {
+      if (w != null) {
+        w.endTask();
+        w.current = null;
+        lane.releaseSlot(w.tally);
+      } else {
+        lane.callerRunning.decrement();
+      }
+      // From here on, other code may run on this thread: none of it is this task's time.
+      listeners = lane.taskListeners;
+      otherCodeRan = listeners.length > 0 || (f == null && failure != null);
+      if (w != null && w.pass != null) {
+        LaneGate.Pass p = w.pass;
+        w.pass = null;
+        lane.exitGate(p, outcome);
+        otherCodeRan = true;
+      }
     }
-    // From here on, other code may run on this thread: none of it is this task's time.
-    Consumer<? super TaskRecord>[] listeners = lane.taskListeners;
-    boolean otherCodeRan = listeners.length > 0 || (f == null && failure != null);
-    if (w != null && w.pass != null) { // gated lane: the pass goes back before the future completes
-      LaneGate.Pass p = w.pass;
-      w.pass = null;
-      lane.exitGate(p, outcome);
-      otherCodeRan = true;
-    }
-    if (f != null) {
+
+    /**
+     * 7. Complete the task's future (its dependent stages may run here). A cancel that won between
+     * step 4 and here moves the count from {@code outcome} to CANCELLED, so the books say what the
+     * future says.
+     */
+    void complete() {
+      if (f == null) {
+        return;
+      }
       otherCodeRan |= f.getNumberOfDependents() > 0;
       boolean completed;
       if (f.isDone()) {
@@ -562,7 +655,6 @@ final class Worker implements Runnable {
         completed = f.completeFromRun();
       }
       if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
-        // Cancelled between our look and our completion: the future says cancelled, so do we.
         lane.outcomeCorrections[outcome.ordinal()].decrement();
         lane.outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
         outcome = TaskOutcome.CANCELLED;
@@ -570,38 +662,64 @@ final class Worker implements Runnable {
       // A stage made from this future before we completed it is visible now (see LaneFuture).
       otherCodeRan |= f.mayRunDependents();
     }
-    if (event != null && event.shouldCommit()) {
-      event.lane = lane.name;
-      event.label = t.label;
-      event.taskId = t.id;
-      event.queueWait = start - t.acceptedNanos;
-      event.runTime = end - start;
-      event.cpuTime = cpu;
-      event.outcome = outcome.tag();
-      event.commit();
-    }
-    if (listeners.length > 0) {
-      lane.publish(listeners, t, me.getName(), start, end, cpu, outcome);
-    }
-    if (f == null && failure != null) {
-      if (notRun) {
-        lane.endForeign(t, failure);
-      } else {
-        lane.reportFailure(me, failure);
+
+    /**
+     * 8. Publish: the JFR event, the task listeners' record, and for a task given to {@code
+     * execute} what it threw (the exception handler) or a decorator that never ran it (its
+     * foreign future).
+     */
+    void publish() {
+      if (event != null && event.shouldCommit()) {
+        event.lane = lane.name;
+        event.label = t.label;
+        event.taskId = t.id;
+        event.queueWait = start - t.acceptedNanos;
+        event.runTime = end - start;
+        event.cpuTime = cpu;
+        event.outcome = outcome.tag();
+        event.commit();
+      }
+      if (listeners.length > 0) {
+        lane.publish(listeners, t, me.getName(), start, end, cpu, outcome);
+      }
+      if (f == null && failure != null) {
+        if (notRun) {
+          lane.endForeign(t, failure);
+        } else {
+          lane.reportFailure(me, failure);
+        }
       }
     }
-    if (callerInterrupted && !me.isInterrupted()) {
-      me.interrupt(); // the caller's own interrupt, which a cancel of this task may have cleared
+
+    /**
+     * 9. Finish: a caller gets back the interrupt a cancel of its task may have cleared; the time
+     * other code took after the task goes to the lane's between-task time. Returns the time the
+     * next task on this worker may count as started.
+     */
+    long finish() {
+      if (callerInterrupted && !me.isInterrupted()) {
+        me.interrupt();
+      }
+      long taskEnd = end;
+      boolean gap = otherCodeRan;
+      t = null;
+      f = null;
+      timed = null;
+      event = null;
+      failure = null;
+      outcome = null;
+      listeners = null;
+      me = null;
+      if (!gap) {
+        return taskEnd;
+      }
+      long after = lane.ticker.read();
+      lane.betweenTasksNanos.add(Math.max(0, after - taskEnd));
+      if (w != null) {
+        w.lastCpu = -1; // read the CPU clock afresh for the next task
+      }
+      return after;
     }
-    if (!otherCodeRan) {
-      return end;
-    }
-    long after = lane.ticker.read();
-    lane.betweenTasksNanos.add(Math.max(0, after - end));
-    if (w != null) {
-      w.lastCpu = -1; // read the CPU clock afresh for the next task
-    }
-    return after;
   }
 
   /**
