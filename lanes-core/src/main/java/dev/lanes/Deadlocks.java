@@ -234,7 +234,7 @@ final class Deadlocks {
     WorkerPool p = l.pool;
     int live = p.liveWorkers.get();
     int held = capacityInUse(l);
-    if (held < l.concurrency || live == 0) {
+    if (held < l.pool.concurrency || live == 0) {
       return null;
     }
     List<Worker> seen = new ArrayList<>(p.workers);

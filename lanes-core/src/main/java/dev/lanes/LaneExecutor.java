@@ -109,10 +109,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
-  static final int RUNNING = 0;
-  static final int SHUTDOWN = 1;
-  static final int STOP = 2;
-  static final int TERMINATED = 3;
 
   /** Most single-writer tallies a lane keeps (see {@link TimingBook}). */
   private static final int MAX_TALLIES = 64;
@@ -162,14 +158,13 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   final LongAdder reappended = new LongAdder();
   private final long createdNanos;
 
-  volatile int runState = RUNNING;
-  /** Guards the task listeners' array and writes of {@code concurrency}. */
+  /** Guards the task listeners' array and writes of the pool's {@code concurrency}. */
   private final ReentrantLock mainLock = new ReentrantLock();
   /** Shutdown and termination (writes {@code runState}). */
   final Lifecycle lifecycle = new Lifecycle(this);
 
-  /** The lane's workers as a group: starting, permits, retiring, replacing. */
-  final WorkerPool pool = new WorkerPool(this);
+  /** The lane's workers as a group, and its concurrency: starting, permits, retiring, replacing. */
+  final WorkerPool pool;
   /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
   /** Accepted tasks not yet ended (queued or running), against the admission limit. */
   final Admission admission;
@@ -178,8 +173,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private final Condition roomFreed = roomLock.newCondition();
   /** Callers waiting on {@code roomFreed}; written under roomLock. */
   private volatile int blockedCallers;
-  /** Tasks that may run at once; see {@link #setConcurrency}. */
-  volatile int concurrency;
 
   // Outcomes of tasks that ran are counted in the workers' own TimingBook tallies (no shared
   // atomics on the hot path); these count the rare endings elsewhere.
@@ -223,7 +216,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     this.overflow = b.overflow;
     this.shedTargetNanos = b.shedTargetNanos;
     this.shedIntervalNanos = b.shedIntervalNanos;
-    this.concurrency = b.concurrency;
+    this.pool = new WorkerPool(this, b.concurrency);
     this.queueCapacity = b.queueCapacity;
     this.decorator = decorator;
     this.exceptionHandler = b.exceptionHandler;
@@ -307,7 +300,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public int concurrency() {
-    return concurrency;
+    return pool.concurrency;
   }
 
   @Override
@@ -496,7 +489,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         && !(run instanceof LaneFuture<?>)) { // a ring entry that is a LaneFuture is its envelope
       long now = ticker.read();
       boolean shed = shedTargetNanos != 0 && shedding(now);
-      if (runState == RUNNING && !shed && tryAdmit()) {
+      if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit()) {
         append(run, now);
         afterAppend(run);
         return;
@@ -526,7 +519,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
     }
     boolean shed = shedTargetNanos != 0 && shedding(e.acceptedNanos);
-    if (runState == RUNNING && !shed && tryAdmit()) {
+    if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit()) {
       append(e, e.acceptedNanos);
       afterAppend(e);
       return;
@@ -539,7 +532,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * the overflow policy decides.
    */
   private void acceptSlowly(LaneFuture<?> t, boolean shed) {
-    if (runState != RUNNING) {
+    if (lifecycle.runState != Lifecycle.RUNNING) {
       reject(t, TaskOutcome.SHUTDOWN);
     }
     if (shed) {
@@ -564,7 +557,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * drains.
    */
   void afterAppend(Object entry) {
-    if (runState != RUNNING) {
+    if (lifecycle.runState != Lifecycle.RUNNING) {
       appendedDuringShutdown(entry);
       return;
     }
@@ -577,7 +570,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * exception: a lane that stopped meanwhile ends it through its future like any it took back.
    */
   void afterGiveBack() {
-    if (runState != RUNNING) {
+    if (lifecycle.runState != Lifecycle.RUNNING) {
       appendedDuringShutdown(null);
       return;
     }
@@ -595,7 +588,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   private void appendedDuringShutdown(Object entry) {
-    if (runState == SHUTDOWN) {
+    if (lifecycle.runState == Lifecycle.SHUTDOWN) {
       // The lane still runs what it accepted: make sure some worker is there to drain the ring.
       ring.wakeIdle();
       tryTerminate();
@@ -706,7 +699,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
   private int admissionLimit() {
-    return concurrency + queueCapacity;
+    return pool.concurrency + queueCapacity;
   }
 
   /**
@@ -770,7 +763,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   void releaseSlot(TimingBook.Tally own) {
     admission.release(own);
-    if (runState >= SHUTDOWN) {
+    if (lifecycle.runState >= Lifecycle.SHUTDOWN) {
       tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
     }
     if (blockedCallers != 0) {
@@ -797,13 +790,13 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
       case BLOCK_CALLER -> {
         if (!awaitRoom(t, overflow.timeout().toNanos())) {
-          reject(t, runState != RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
+          reject(t, lifecycle.runState != Lifecycle.RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
         }
       }
       case DISCARD_OLDEST -> {
         TaskRing.Taken tk = new TaskRing.Taken();
         for (int idle = 0; ; ) {
-          if (runState != RUNNING) {
+          if (lifecycle.runState != Lifecycle.RUNNING) {
             reject(t, TaskOutcome.SHUTDOWN);
           }
           if (tryAdmit()) {
@@ -853,7 +846,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       blockedCallers++;
       try {
         for (; ; ) {
-          if (runState != RUNNING) {
+          if (lifecycle.runState != Lifecycle.RUNNING) {
             return false;
           }
           if (tryAdmit()) {
@@ -952,7 +945,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   void cancelledWhileQueued(LaneFuture<?> t) {
     deadEntries.incrementAndGet();
     endQueued(t, TaskOutcome.CANCELLED, true, true);
-    if (runState >= SHUTDOWN) {
+    if (lifecycle.runState >= Lifecycle.SHUTDOWN) {
       tryTerminate();
     }
   }
@@ -966,7 +959,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
     mainLock.lock();
     try {
-      concurrency = newConcurrency;
+      pool.concurrency = newConcurrency;
     } finally {
       mainLock.unlock();
     }
@@ -975,9 +968,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       return;
     }
     // Platform lane: start threads up to the new figure; extra threads retire when free.
-    while (runState == RUNNING) {
+    while (lifecycle.runState == Lifecycle.RUNNING) {
       int c = pool.coreWorkers.get();
-      if (c >= concurrency) {
+      if (c >= pool.concurrency) {
         break;
       }
       if (!pool.startCoreWorker()) {
@@ -1250,12 +1243,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     long entered = Math.max(e0, Math.min(e3, started + endedFromQueue + room));
     int queued = (int) Math.max(0, entered - started - endedFromQueue);
     long submitted = entered + refusedNow;
-    int rs = runState;
+    int rs = lifecycle.runState;
     return new LaneStats(
         name,
         kind,
-        rs >= SHUTDOWN,
-        rs == TERMINATED,
+        rs >= Lifecycle.SHUTDOWN,
+        rs == Lifecycle.TERMINATED,
         health.state(),
         now - createdNanos,
         submitted,
@@ -1265,7 +1258,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         oldestQueuedNanos(now),
         running,
         elastic ? pool.permits.get() : pool.liveWorkers.get(),
-        concurrency,
+        pool.concurrency,
         queueCapacity,
         t[0],
         t[1],
@@ -1276,9 +1269,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   private String stateName() {
-    return switch (runState) {
-      case RUNNING -> "running";
-      case SHUTDOWN, STOP -> "shutting-down";
+    return switch (lifecycle.runState) {
+      case Lifecycle.RUNNING -> "running";
+      case Lifecycle.SHUTDOWN, Lifecycle.STOP -> "shutting-down";
       default -> "terminated";
     };
   }
@@ -1312,12 +1305,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public boolean isShutdown() {
-    return runState >= SHUTDOWN;
+    return lifecycle.runState >= Lifecycle.SHUTDOWN;
   }
 
   @Override
   public boolean isTerminated() {
-    return runState == TERMINATED;
+    return lifecycle.runState == Lifecycle.TERMINATED;
   }
 
   @Override
@@ -1339,7 +1332,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   boolean isShutdownNowOrTerminated() {
-    return runState >= STOP;
+    return lifecycle.runState >= Lifecycle.STOP;
   }
 
   /**
@@ -1366,14 +1359,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     for (LaneFuture<?> e : claimed) {
       endQueued(e, TaskOutcome.DEADLOCK, true, true);
     }
-    if (runState >= SHUTDOWN) {
+    if (lifecycle.runState >= Lifecycle.SHUTDOWN) {
       tryTerminate();
     }
   }
 
   @Override
   public String toString() {
-    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + concurrency
+    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + pool.concurrency
         + ", queued " + queuedCount() + "/" + queueCapacity + ", running " + running()
         + ", submitted " + submittedCount() + ", rejected " + rejectedCount() + "]";
   }

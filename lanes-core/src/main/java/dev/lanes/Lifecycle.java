@@ -31,6 +31,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * listeners told of it (a listener that throws is logged, the next task is still handed back).
  */
 final class Lifecycle {
+  static final int RUNNING = 0;
+  static final int SHUTDOWN = 1;
+  static final int STOP = 2;
+  static final int TERMINATED = 3;
+
+  /**
+   * The lane's state, read on every submission and by every worker loop; moves only forward and
+   * only here, under {@link #lock}.
+   */
+  volatile int runState = RUNNING;
+
   private final LaneExecutor lane;
   /** Guards writes of {@code runState} and the TERMINATED transition. */
   private final ReentrantLock lock = new ReentrantLock();
@@ -43,7 +54,7 @@ final class Lifecycle {
 
   /** {@code ExecutorService.shutdown()}: refuses new tasks, lets queued ones run, then ends. */
   void shutdown() {
-    advanceState(LaneExecutor.SHUTDOWN);
+    advanceState(Lifecycle.SHUTDOWN);
     lane.wakeBlockedCallers();
     lane.wakeAll(); // idle workers (and those at the gate) drain what is left and leave
     tryTerminate();
@@ -57,7 +68,7 @@ final class Lifecycle {
    * can reach it.
    */
   List<Runnable> shutdownNow() {
-    advanceState(LaneExecutor.STOP);
+    advanceState(Lifecycle.STOP);
     lane.wakeBlockedCallers();
     for (Worker w : lane.pool.workers) {
       w.interruptNow();
@@ -81,8 +92,8 @@ final class Lifecycle {
   private void advanceState(int target) {
     lock.lock();
     try {
-      if (lane.runState < target) {
-        lane.runState = target;
+      if (runState < target) {
+        runState = target;
       }
     } finally {
       lock.unlock();
@@ -95,14 +106,14 @@ final class Lifecycle {
    * virtual lane dispatches.
    */
   void tryTerminate() {
-    int rs = lane.runState;
-    if (rs == LaneExecutor.RUNNING || rs == LaneExecutor.TERMINATED) {
+    int rs = runState;
+    if (rs == Lifecycle.RUNNING || rs == Lifecycle.TERMINATED) {
       return;
     }
-    if (rs == LaneExecutor.SHUTDOWN && lane.gate != null && !lane.ring.hasClaimed()) {
+    if (rs == Lifecycle.SHUTDOWN && lane.gate != null && !lane.ring.hasClaimed()) {
       lane.pool.wakeGateWaiters(); // nothing left to pass the gate for: workers waiting there leave
     }
-    if (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()) {
+    if (rs == Lifecycle.SHUTDOWN && lane.ring.hasClaimed()) {
       if (!lane.elastic) {
         if (lane.pool.liveWorkers.get() == 0) {
           // an entry appended as the last worker left: start one to drain it
@@ -123,12 +134,12 @@ final class Lifecycle {
     try {
       // Shut down (not now): every accepted task has ended, including one a submitter holds
       // between its admission and its append.
-      if (lane.runState != LaneExecutor.TERMINATED
+      if (runState != Lifecycle.TERMINATED
           && lane.pool.liveWorkers.get() == 0
           && (!lane.elastic || lane.pool.permits.get() == 0)
-          && (lane.runState == LaneExecutor.STOP
+          && (runState == Lifecycle.STOP
               || (!lane.ring.hasClaimed() && lane.unfinishedCount() == 0))) {
-        lane.runState = LaneExecutor.TERMINATED;
+        runState = Lifecycle.TERMINATED;
         terminated.signalAll();
         lane.health.unregister();
       }
@@ -141,7 +152,7 @@ final class Lifecycle {
   boolean awaitTermination(long nanos) throws InterruptedException {
     lock.lock();
     try {
-      while (lane.runState != LaneExecutor.TERMINATED) {
+      while (runState != Lifecycle.TERMINATED) {
         if (nanos <= 0) {
           return false;
         }
@@ -160,7 +171,7 @@ final class Lifecycle {
   void close() {
     boolean interrupted = false;
     shutdown();
-    while (lane.runState != LaneExecutor.TERMINATED) {
+    while (runState != Lifecycle.TERMINATED) {
       try {
         awaitTermination(TimeUnit.DAYS.toNanos(1));
       } catch (InterruptedException e) {

@@ -264,11 +264,11 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = lane.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
-      if (lane.pool.coreWorkers.get() > lane.concurrency && lane.pool.retireIfSurplus(this)) {
+      if (lane.pool.coreWorkers.get() > lane.pool.concurrency && lane.pool.retireIfSurplus(this)) {
         return;
       }
-      int rs = lane.runState;
-      if (rs >= LaneExecutor.STOP) {
+      int rs = lane.lifecycle.runState;
+      if (rs >= Lifecycle.STOP) {
         return;
       }
       Object x;
@@ -282,7 +282,7 @@ final class Worker implements Runnable {
         }
       }
       if (x == null) {
-        if (rs >= LaneExecutor.SHUTDOWN) {
+        if (rs >= Lifecycle.SHUTDOWN) {
           if (!lane.ring.hasClaimed()) {
             return; // drained
           }
@@ -305,12 +305,12 @@ final class Worker implements Runnable {
       int epoch = lane.ring.epoch();
       Object x;
       if (lane.gate == null) {
-        x = lane.runState >= LaneExecutor.STOP ? null : lane.takeLive(tk);
+        x = lane.lifecycle.runState >= Lifecycle.STOP ? null : lane.takeLive(tk);
       } else {
-        x = lane.runState >= LaneExecutor.STOP ? null : takeThroughGate(tk, epoch);
+        x = lane.lifecycle.runState >= Lifecycle.STOP ? null : takeThroughGate(tk, epoch);
         lastEnd = -1; // the gate's time is the task's queue wait, not its run
         if (x == AGAIN) {
-          if (lane.pool.permits.get() > lane.concurrency
+          if (lane.pool.permits.get() > lane.pool.concurrency
               && !lane.pool.releasePermitAndRecheck(this)) {
             return; // the cap was lowered while this worker waited at the gate
           }
@@ -318,7 +318,7 @@ final class Worker implements Runnable {
         }
       }
       if (x == null) {
-        if (lane.runState == LaneExecutor.RUNNING
+        if (lane.lifecycle.runState == Lifecycle.RUNNING
             && lane.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
@@ -330,7 +330,7 @@ final class Worker implements Runnable {
         continue;
       }
       lastEnd = runEntry(x, tk, lastEnd);
-      if (lane.pool.permits.get() > lane.concurrency && !lane.pool.releasePermitAndRecheck(this)) {
+      if (lane.pool.permits.get() > lane.pool.concurrency && !lane.pool.releasePermitAndRecheck(this)) {
         return; // the cap was lowered: this permit goes
       }
     }
@@ -376,9 +376,9 @@ final class Worker implements Runnable {
     atGate = true; // then re-check everything a waker changes before it reads atGate
     try {
       for (; ; ) {
-        int rs = lane.runState;
-        if (gateOpened || lane.ring.epoch() != epoch || rs >= LaneExecutor.STOP
-            || (rs == LaneExecutor.SHUTDOWN && !lane.ring.hasClaimed())) {
+        int rs = lane.lifecycle.runState;
+        if (gateOpened || lane.ring.epoch() != epoch || rs >= Lifecycle.STOP
+            || (rs == Lifecycle.SHUTDOWN && !lane.ring.hasClaimed())) {
           return;
         }
         if (backOffNanos == 0) {
@@ -478,7 +478,7 @@ final class Worker implements Runnable {
       // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
       // a worker's task must not inherit an interrupt meant for an earlier one.
       callerInterrupted = w == null && me.isInterrupted();
-      if (w != null && lane.runState < LaneExecutor.STOP) {
+      if (w != null && lane.lifecycle.runState < Lifecycle.STOP) {
         Thread.interrupted();
       }
       f = task.handedOut ? task : null;
@@ -574,7 +574,7 @@ final class Worker implements Runnable {
     /** 4. Classify: how the task ended, from its future (if any) and what reached the worker. */
     void classify() {
       if (f != null) {
-        t.finishRun(lane.runState >= LaneExecutor.STOP);
+        t.finishRun(lane.lifecycle.runState >= Lifecycle.STOP);
         notRun |= !f.ran();
       }
       // A future keeps what its own task threw, so what reached here came from around it: the

@@ -52,8 +52,15 @@ final class WorkerPool {
   /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
 
-  WorkerPool(LaneExecutor lane) {
+  /**
+   * The lane's concurrency: tasks that may run at once (the cap the permits and the core workers
+   * follow); written by {@link LaneExecutor#setConcurrency} under the lane's main lock.
+   */
+  volatile int concurrency;
+
+  WorkerPool(LaneExecutor lane, int concurrency) {
     this.lane = lane;
+    this.concurrency = concurrency;
   }
 
   // ---------------------------------------------------------------- virtual lanes: permits
@@ -66,8 +73,8 @@ final class WorkerPool {
    * fails ends one queued task per attempt, so the loop ends when the queue is empty).
    */
   void dispatch() {
-    while (lane.runState < LaneExecutor.STOP
-        && acquireForQueued(permits, lane.concurrency, lane.ring)) {
+    while (lane.lifecycle.runState < Lifecycle.STOP
+        && acquireForQueued(permits, concurrency, lane.ring)) {
       Worker w = new Worker(lane, Worker.Kind.ELASTIC);
       w.holdsPermit = true;
       if (startWorker(w)) {
@@ -86,11 +93,11 @@ final class WorkerPool {
    */
   boolean releasePermitAndRecheck(Worker w) {
     w.holdsPermit = false;
-    if (lane.runState >= LaneExecutor.STOP) {
+    if (lane.lifecycle.runState >= Lifecycle.STOP) {
       permits.decrementAndGet();
       return false;
     }
-    if (releaseAndRecheck(permits, lane.concurrency, lane.ring)) {
+    if (releaseAndRecheck(permits, concurrency, lane.ring)) {
       w.holdsPermit = true;
       return true;
     }
@@ -132,7 +139,7 @@ final class WorkerPool {
   boolean retireIfSurplus(Worker w) {
     for (; ; ) {
       int c = coreWorkers.get();
-      if (c <= lane.concurrency) {
+      if (c <= concurrency) {
         return false;
       }
       if (coreWorkers.compareAndSet(c, c - 1)) {
@@ -184,7 +191,7 @@ final class WorkerPool {
    * the task queued if no thread can be had, and says so.
    */
   void runOnCompensationThread(LaneFuture<?> awaited, int max) {
-    if (lane.runState >= LaneExecutor.STOP) {
+    if (lane.lifecycle.runState >= Lifecycle.STOP) {
       return;
     }
     if (!LaneExecutor.incrementBelow(compensationWorkers, max)) {
@@ -244,11 +251,11 @@ final class WorkerPool {
     } catch (Throwable ignored) {
       // a failing logger must not stop the replacement
     }
-    int rs = lane.runState;
+    int rs = lane.lifecycle.runState;
     if (dead.kind == Worker.Kind.CORE
-        && coreWorkers.get() < lane.concurrency
-        && (rs == LaneExecutor.RUNNING
-            || (rs == LaneExecutor.SHUTDOWN && lane.ring.hasClaimed()))) {
+        && coreWorkers.get() < concurrency
+        && (rs == Lifecycle.RUNNING
+            || (rs == Lifecycle.SHUTDOWN && lane.ring.hasClaimed()))) {
       startCoreWorker();
     } else if (dead.kind == Worker.Kind.ELASTIC) {
       dispatch();
@@ -279,8 +286,8 @@ final class WorkerPool {
   /** No worker or permit is free to start a queued task. */
   boolean noFreeCapacity() {
     if (lane.elastic) {
-      return permits.get() >= lane.concurrency;
+      return permits.get() >= concurrency;
     }
-    return workers.size() >= lane.concurrency;
+    return workers.size() >= concurrency;
   }
 }
