@@ -3,6 +3,10 @@ package dev.lanes;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * A lane's admission count: how many accepted tasks have not ended, kept as admissions ever less
@@ -25,8 +29,16 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code releasedSeen} may be written racily by two submitters; a lower value only makes the next
  * submitter read afresh.
  *
- * <p><b>Failure model.</b> Nothing here blocks, allocates (beyond the adder's cells on
- * contention) or runs user code.
+ * <p><b>Callers waiting for room</b> (the block-caller policy) wait on {@code roomFreed} under
+ * {@code roomLock}; a release tells one of them ({@link #signalRoom}) only while one waits, so a
+ * release costs one volatile read of {@code blockedCallers} when nobody does. A waiter counts
+ * itself in before its first try and re-tries after every wake-up or timeout.
+ *
+ * <p><b>Shedding's state</b> ({@link #aboveTargetSince}) lives here too, because only admission
+ * acts on it; it is racy by design (see the field).
+ *
+ * <p><b>Failure model.</b> Nothing here blocks (but {@link #awaitRoom}), allocates (beyond the
+ * adder's cells on contention) or runs user code.
  */
 final class Admission {
   private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(long[].class);
@@ -83,4 +95,79 @@ final class Admission {
   private long releasedEver() {
     return book.releasedByClaimants() + releasedElsewhere.sum();
   }
+
+  // ---------------------------------------------------------------- callers waiting for room
+
+  private final ReentrantLock roomLock = new ReentrantLock();
+  /** Signalled when a slot is given back while a caller waits. */
+  private final Condition roomFreed = roomLock.newCondition();
+  /** Callers waiting on {@code roomFreed}; written under roomLock. */
+  private volatile int blockedCallers;
+
+  /**
+   * Block-caller: takes a slot, waiting up to {@code nanos} for one; true once it has one. False
+   * when the time is up, when {@code accepting} turns false (checked before every try), or on an
+   * interrupt (its status is restored).
+   */
+  boolean awaitRoom(IntSupplier limit, BooleanSupplier accepting, long nanos) {
+    roomLock.lock();
+    try {
+      blockedCallers++;
+      try {
+        for (; ; ) {
+          if (!accepting.getAsBoolean()) {
+            return false;
+          }
+          if (tryAdmit(limit.getAsInt())) {
+            return true;
+          }
+          if (nanos <= 0) {
+            return false;
+          }
+          nanos = roomFreed.awaitNanos(nanos);
+        }
+      } finally {
+        blockedCallers--;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } finally {
+      roomLock.unlock();
+    }
+  }
+
+  /** Tells one caller waiting for room that a slot was given back (nothing if none waits). */
+  void signalRoom() {
+    if (blockedCallers != 0) {
+      roomLock.lock();
+      try {
+        roomFreed.signal();
+      } finally {
+        roomLock.unlock();
+      }
+    }
+  }
+
+  /** Wakes every caller waiting for room, to look at the lane's state again (shutdown). */
+  void wakeAllWaiting() {
+    roomLock.lock();
+    try {
+      roomFreed.signalAll();
+    } finally {
+      roomLock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- shedding's state
+
+  static final long NOT_ABOVE = Long.MIN_VALUE;
+
+  /**
+   * Since when queued tasks have waited longer than the shedding target, or {@link #NOT_ABOVE}.
+   * Written by submitters that read the head of the queue and by workers that start a task within
+   * the target; racy by design (a stale reading shifts one decision by the width of a race, never
+   * loses a task).
+   */
+  volatile long aboveTargetSince = NOT_ABOVE;
 }

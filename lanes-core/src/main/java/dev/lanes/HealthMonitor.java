@@ -58,7 +58,7 @@ final class HealthMonitor {
   /** The health thread, or null when none runs. Guarded by TICKER_LOCK. */
   private static Thread ticker;
 
-  private final LaneExecutor lane;
+  private final LaneContext ctx;
   private final HealthSettings config;
   private final WeakReference<LaneExecutor> registration;
   private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
@@ -86,11 +86,11 @@ final class HealthMonitor {
   private long suspicionSince = -1;
   private long suspicionSignature;
 
-  HealthMonitor(LaneExecutor lane, HealthSettings config) {
-    this.lane = lane;
+  HealthMonitor(LaneContext ctx, LaneExecutor lane, HealthSettings config) {
+    this.ctx = ctx;
     this.config = config;
     this.registration = new WeakReference<>(lane);
-    long now = lane.now();
+    long now = ctx.ticker.read();
     this.stateSince = now;
     this.candidateSince = now;
     samples.addLast(new long[] {now, 0, 0, 0, 0});
@@ -177,10 +177,10 @@ final class HealthMonitor {
       }
       for (LaneExecutor l : lanes) {
         try {
-          l.pool.reapDeadWorkers();
-          l.health.tick(l.now());
+          l.ctx.pool.reapDeadWorkers();
+          l.ctx.health.tick(l.ctx.ticker.read());
         } catch (Throwable e) {
-          logQuietly("lanes-health: checking lane \"" + l.name() + "\" failed", e);
+          logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
         }
       }
       lanes = null; // hold no lane while parked
@@ -224,8 +224,8 @@ final class HealthMonitor {
   void tick(long now) {
     lock.lock();
     try {
-      long[] sums = lane.timingSums();
-      long rejected = lane.rejectedCount();
+      long[] sums = ctx.timings.sums();
+      long rejected = ctx.books.rejectedCount();
       long[] sample = {now, sums[0], sums[1], sums[2], rejected};
       long[] last = samples.peekLast();
       if (last == null || now > last[0] || samples.size() == 1) {
@@ -269,7 +269,7 @@ final class HealthMonitor {
    */
   void deadlocked(Deadlocks.Finding f, String diagnostic, Map<String, Double> figures,
       List<Runnable> cures) {
-    long now = lane.now();
+    long now = ctx.ticker.read();
     lock.lock();
     try {
       if (f.partlyReadFromFutures()) {
@@ -285,19 +285,19 @@ final class HealthMonitor {
       deadlockDiagnostic = diagnostic;
       deadlockFigures = figures;
       move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
-      List<LaneFuture<?>> awaited = f.awaitedIn(lane);
+      List<LaneFuture<?>> awaited = f.awaitedIn(ctx.lane);
       switch (config.deadlockAction()) {
         case REPORT -> {}
         case FAIL -> {
           // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
-          List<LaneFuture<?>> claimed = lane.claimQueued(awaited);
+          List<LaneFuture<?>> claimed = ctx.books.claimQueued(awaited);
           if (!claimed.isEmpty()) {
-            cures.add(() -> lane.failClaimed(claimed));
+            cures.add(() -> ctx.books.failClaimed(claimed));
           }
         }
         case COMPENSATE -> {
           for (LaneFuture<?> e : awaited) {
-            cures.add(() -> lane.pool.runOnCompensationThread(e, config.maxCompensationThreads()));
+            cures.add(() -> ctx.pool.runOnCompensationThread(e, config.maxCompensationThreads()));
           }
         }
       }
@@ -316,7 +316,7 @@ final class HealthMonitor {
    */
   void suspected(long signature, String diagnostic, Map<String, Double> figures,
       List<Runnable> after) {
-    long now = lane.now();
+    long now = ctx.ticker.read();
     boolean announced;
     lock.lock();
     try {
@@ -355,7 +355,7 @@ final class HealthMonitor {
    * state then follows the load as usual.
    */
   void notDeadlocked(List<Runnable> after) {
-    long now = lane.now();
+    long now = ctx.ticker.read();
     boolean moved;
     lock.lock();
     try {
@@ -404,7 +404,7 @@ final class HealthMonitor {
     if (Double.isNaN(meanRun) && last[1] > 0) {
       meanRun = (double) last[3] / last[1]; // nothing ended in the window: use the lane's mean
     }
-    double headAge = lane.oldestQueuedNanos(now);
+    double headAge = ctx.ring.headWaitNanos(now);
     double wait = Math.max(meanWait, headAge);
     double threshold =
         config.fixedWaitThreshold() != null
@@ -417,7 +417,7 @@ final class HealthMonitor {
     figures.put("thresholdMs", threshold / 1e6);
     figures.put("endedInWindow", (double) count);
     figures.put("rejectedInWindow", (double) rejectedInWindow);
-    figures.put("queued", (double) lane.queuedCount());
+    figures.put("queued", (double) ctx.books.queuedCount());
     if (rejectedInWindow > 0) {
       return LaneHealth.REJECTING;
     }
@@ -478,12 +478,12 @@ final class HealthMonitor {
     }
     state = desired;
     stateSince = now;
-    HealthEvent event = new HealthEvent(lane.name(), from, desired, now, figures, why);
+    HealthEvent event = new HealthEvent(ctx.name, from, desired, now, figures, why);
     pending.addLast(event);
     LaneEvents.healthTransition(event);
     System.Logger.Level level =
         desired == LaneHealth.OK ? System.Logger.Level.INFO : System.Logger.Level.WARNING;
-    LOG.log(level, "lane \"" + lane.name() + "\": " + from + " → " + desired + ": " + why);
+    LOG.log(level, "lane \"" + ctx.name + "\": " + from + " → " + desired + ": " + why);
   }
 
   void deliver() {
@@ -507,7 +507,7 @@ final class HealthMonitor {
             l.accept(e);
           } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING,
-                "lane \"" + lane.name() + "\": health listener failed", t);
+                "lane \"" + ctx.name + "\": health listener failed", t);
           }
         }
       }

@@ -1,31 +1,28 @@
 package dev.lanes;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
  * The one implementation of {@link Lane}, for platform lanes (CPU, BLOCKING) and virtual lanes:
- * admission (accepting, queueing, refusing a task), the lane's workers as a group (starting,
- * permits, resizing, replacing), and its figures. A task's path: {@code submit}/{@code execute}
- * here → {@link TaskRing} (the hand-off) → {@link Worker} (runs it, times it, records it in its
- * own tally of {@link TimingBook}); a submitted task is its {@link LaneFuture}. Shutdown and
- * termination are {@link Lifecycle}'s.
+ * accepting a task (admission, the overflow policies, shedding, refusals), changing the
+ * concurrency, listeners, and the figures ({@link #stats()}). A task's path: {@code
+ * submit}/{@code execute} here → {@link TaskRing} (the hand-off) → {@link Worker} (runs it, times
+ * it, records it in its own tally of {@link TimingBook}); a submitted task is its {@link
+ * LaneFuture}. The parts get a {@link LaneContext}, never this class: the workers as a group and
+ * the concurrency are {@link WorkerPool}'s, shutdown and termination {@link Lifecycle}'s, the
+ * counts of endings and the path that ends a task that never ran {@link LaneBooks}'.
  *
  * <p><b>Concurrency design.</b>
  *
@@ -47,9 +44,9 @@ import java.util.function.Consumer;
  *       in it (the concurrency was raised, dead entries hold slots, a consumer was descheduled
  *       mid-take) goes to the ring's overflow, so the lane's room is its admission limit for its
  *       current concurrency, never the array's size. Whoever ends an
- *       admitted task gives its slot back ({@link #releaseSlot}); a caller-run task never held
- *       one. Callers blocked by the block-caller policy wait on {@code roomFreed}, signalled only
- *       while one waits.
+ *       admitted task gives its slot back ({@link LaneBooks#releaseSlot}); a caller-run task
+ *       never held one. Callers blocked by the block-caller policy wait in {@link
+ *       Admission#awaitRoom}, told only while one waits.
  *   <li><b>Platform lanes</b> start {@code concurrency} core workers at build time; a core worker
  *       takes entries while there are any and parks in the ring when there are none.
  *       {@link #setConcurrency} starts more, or lets the surplus retire when they next look for
@@ -67,13 +64,13 @@ import java.util.function.Consumer;
  *       {@link LaneFuture} out of QUEUED (a worker, a canceller, the deadlock breaker, a
  *       compensation thread) or, for a plain entry, to whoever takes it from the ring; that party
  *       counts it, so each task is counted exactly once. A task that left QUEUED while its entry
- *       is still in the ring leaves a dead entry, counted in {@code deadEntries} (which may
- *       transiently be off by the kills in flight) and dropped by whoever takes it.
- *   <li><b>Lifecycle</b> {@code runState} only moves forward: RUNNING → SHUTDOWN → STOP →
+ *       is still in the ring leaves a dead entry, counted in {@link LaneBooks#deadEntries} (which
+ *       may transiently be off by the kills in flight) and dropped by whoever takes it.
+ *   <li><b>Lifecycle</b> {@link Lifecycle#runState} only moves forward: RUNNING → SHUTDOWN → STOP →
  *       TERMINATED. A submitter re-checks it after appending: after {@code shutdown} it makes sure
  *       a worker will drain the ring; after {@code shutdownNow} it takes back what nobody will run
- *       and ends it ({@link TaskOutcome#SHUTDOWN}). TERMINATED is set once, under {@code
- *       mainLock}, when no worker is alive and either STOP, or the ring is empty and every
+ *       and ends it ({@link TaskOutcome#SHUTDOWN}; {@link WorkerPool#afterAppend}). TERMINATED is
+ *       set once, under the lifecycle's lock, when no worker is alive and either STOP, or the ring is empty and every
  *       accepted task has ended ({@code unfinished == 0}).
  *   <li><b>Counts.</b> A worker counts a task's outcome in its own single-writer {@link
  *       TimingBook} tally with its timings, before it completes the task's future (so whoever
@@ -81,15 +78,15 @@ import java.util.function.Consumer;
  *       read). Submissions are counted by the ring's tail (less second appends), the caller-run
  *       tasks and the refusals; starts by each worker's tally before the task runs; the rare
  *       endings elsewhere (cancelled while queued, dropped, returned, refused) by {@link
- *       LongAdder}s. {@link #stats()} reads them in the order a task moves through them and
+ *       LaneBooks}' adders. {@link #stats()} reads them in the order a task moves through them and
  *       derives running and queued, so every snapshot's books balance; the cheap gauges
  *       ({@link #queued()}, {@link #running()}) read the ring and the workers' busy flags.
  *   <li><b>The gate</b> ({@link LaneGate}, optional, final): a worker takes a queued entry only
  *       with a pass ({@link Worker}, "The gate"); without one it parks, the entry stays queued.
- *       {@link #wakeAll} wakes workers parked at the gate as well as idle ones; what the gate
- *       throws is "not now" with a back-off, logged at most once per 10 s ({@link #enterGate},
- *       {@link #exitGate}); a refusal ends the oldest entry through {@link #endQueued} ({@link
- *       #refuseOldest}). No gate, no cost beyond a null check per loop and per run.
+ *       {@link WorkerPool#wakeAll} wakes workers parked at the gate as well as idle ones; what the
+ *       gate throws is "not now" with a back-off, logged at most once per 10 s ({@link
+ *       WorkerPool#enterGate}, {@link WorkerPool#exitGate}); a refusal ends the oldest entry
+ *       through {@link LaneBooks#endQueued} ({@link LaneBooks#refuseOldest}). No gate, no cost beyond a null check per loop and per run.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
  *   <li><b>Timing</b> and a task's run are the worker's ({@link Worker}, class comment).
  * </ul>
@@ -109,7 +106,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
-
   /** Most single-writer tallies a lane keeps (see {@link TimingBook}). */
   private static final int MAX_TALLIES = 64;
 
@@ -117,125 +113,64 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   final int queueCapacity;
   private final TaskDecorator decorator;
-  private final Thread.UncaughtExceptionHandler exceptionHandler;
   final String name;
   private final LaneKind kind;
   final boolean elastic;
   final Ticker ticker;
-  /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
-  final long cpuSampleNanos;
   private final OverflowPolicy overflow;
-  final ThreadFactory threadFactory;
   /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): target and interval, 0 when off. */
-  final long shedTargetNanos;
+  private final long shedTargetNanos;
   private final long shedIntervalNanos;
-  /**
-   * Since when queued tasks have waited longer than the shedding target, or {@link #NOT_ABOVE}.
-   * Written by submitters that read the head of the queue and by workers that start a task; racy
-   * by design (a stale reading shifts one decision by the width of a race, never loses a task).
-   */
-  volatile long aboveTargetSince = NOT_ABOVE;
-  static final long NOT_ABOVE = Long.MIN_VALUE;
-  /** Accepted tasks not yet started, as entries (see {@link TaskRing}). */
-  final TaskRing ring;
-  /**
-   * Entries in the ring whose task left it another way (cancelled, claimed, taken by a
-   * compensation thread). May transiently be off by one per such task in flight: the party that
-   * kills an entry adds one after its CAS, and a worker that drops that entry in between takes
-   * one away first.
-   */
-  final AtomicInteger deadEntries = new AtomicInteger();
   /** Tasks that never entered the ring (refused at submission, or run by their caller): ids. */
   private final AtomicLong outsideRing = new AtomicLong();
-  /** Tasks run by their caller (caller-runs policy). */
-  private final LongAdder callerRan = new LongAdder();
-  /**
-   * Tasks refused at submission, by reason: each is counted submitted and ended by this one
-   * count, so no snapshot sees one without the other.
-   */
-  private final EnumMap<TaskOutcome, LongAdder> refused = new EnumMap<>(TaskOutcome.class);
-  /** Entries appended a second time (a compensation thread's give-back). */
-  final LongAdder reappended = new LongAdder();
   private final long createdNanos;
-
   /** Guards the task listeners' array and writes of the pool's {@code concurrency}. */
   private final ReentrantLock mainLock = new ReentrantLock();
-  /** Shutdown and termination (writes {@code runState}). */
-  final Lifecycle lifecycle = new Lifecycle(this);
 
-  /** The lane's workers as a group, and its concurrency: starting, permits, retiring, replacing. */
-  final WorkerPool pool;
-  /** Accepted tasks not yet ended, queued or running on a worker; see Admission above. */
+  /** What the lane's parts share (below, the parts this class uses itself). */
+  final LaneContext ctx;
+  /** Accepted tasks not yet started, as entries (see {@link TaskRing}). */
+  final TaskRing ring;
   /** Accepted tasks not yet ended (queued or running), against the admission limit. */
   final Admission admission;
-  private final ReentrantLock roomLock = new ReentrantLock();
-  /** Signalled when a slot is given back while a caller waits (block-caller policy). */
-  private final Condition roomFreed = roomLock.newCondition();
-  /** Callers waiting on {@code roomFreed}; written under roomLock. */
-  private volatile int blockedCallers;
-
-  // Outcomes of tasks that ran are counted in the workers' own TimingBook tallies (no shared
-  // atomics on the hot path); these count the rare endings elsewhere.
-  private final LongAdder cancelledWhileQueued = new LongAdder();
-  /** Tasks failed without running to an end on a worker: a worker that died under them. */
-  final LongAdder failedElsewhere = new LongAdder();
-  /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
-  final LongAdder betweenTasksNanos = new LongAdder();
-  final LongAdder returned = new LongAdder();
-  final LongAdder callerRunning = new LongAdder();
-  /** Corrections for a future cancelled between a worker's look and its completion. */
-  final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
-  final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
-
+  final TimingBook timings;
+  /** The counts of endings no worker's tally keeps, the gauges, the ending paths. */
+  final LaneBooks books;
+  /** The lane's workers as a group, and its concurrency: starting, permits, retiring, replacing. */
+  final WorkerPool pool;
+  /** Shutdown and termination (the run state). */
+  final Lifecycle lifecycle;
+  final HealthMonitor health;
   /** The lane's gate ({@link LaneBuilder#gate}), or null: see "The gate" in the class comment. */
   final LaneGate gate;
-  /** When a failing gate was last logged (at most one line per 10 s; a racy read is harmless). */
-  private volatile long lastGateWarning = System.nanoTime() - GATE_WARNING_NANOS;
-  private static final long GATE_WARNING_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-  final TimingBook timings;
-  final LongAdder cpuBoundSamples = new LongAdder();
-  final LongAdder blockingSamples = new LongAdder();
-
-  /**
-   * A task counts as mostly waiting above this W/C: at least {@link SizingAdvisor#BLOCKING_WC},
-   * and twice what waiting for a core alone gives a lane with more threads than cores.
-   */
-  final double blockingTaskWc;
-  final HealthMonitor health;
-
-  @SuppressWarnings("unchecked")
-  volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
 
   LaneExecutor(LaneBuilder b, TaskDecorator decorator) {
     this.name = b.name;
     this.kind = b.kind;
     this.elastic = kind == LaneKind.VIRTUAL;
     this.ticker = b.ticker;
-    this.cpuSampleNanos = CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1;
     this.overflow = b.overflow;
     this.shedTargetNanos = b.shedTargetNanos;
     this.shedIntervalNanos = b.shedIntervalNanos;
-    this.pool = new WorkerPool(this, b.concurrency);
     this.queueCapacity = b.queueCapacity;
     this.decorator = decorator;
-    this.exceptionHandler = b.exceptionHandler;
     this.gate = b.gate;
-    this.ring = newRing(name, queueCapacity, b.queueCapacity + b.concurrency);
-    this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b);
-    for (TaskOutcome o : TaskOutcome.values()) {
-      if (o.isRejection()) {
-        rejected.put(o, new LongAdder());
-        refused.put(o, new LongAdder());
-      }
-    }
     this.createdNanos = ticker.read();
     // One tally per worker that may run at once (a thread beyond them records under a lock).
     int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
-    this.timings = new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos);
-    this.admission = new Admission(timings);
-    this.health = new HealthMonitor(this, b.health());
-    this.blockingTaskWc = Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores());
+    this.ctx = new LaneContext(this, b,
+        CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1,
+        newRing(name, queueCapacity, b.queueCapacity + b.concurrency),
+        new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos),
+        b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b),
+        Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores()));
+    this.ring = ctx.ring;
+    this.admission = ctx.admission;
+    this.timings = ctx.timings;
+    this.books = ctx.books;
+    this.pool = ctx.pool;
+    this.lifecycle = ctx.lifecycle;
+    this.health = ctx.health;
     if (!elastic) {
       for (int i = 0; i < b.concurrency; i++) {
         if (!pool.startCoreWorker()) {
@@ -311,10 +246,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public OverflowPolicy overflow() {
     return overflow;
-  }
-
-  long now() {
-    return ticker.read();
   }
 
   // ---------------------------------------------------------------- submission
@@ -554,101 +485,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /**
    * After an entry was appended: wakes an idle worker (or, on a virtual lane, starts one), and
    * handles a shutdown that raced with the submission, so no task is stranded in a ring nobody
-   * drains.
+   * drains ({@link WorkerPool#afterAppend}); a stopped lane took the caller's own task back, and
+   * the caller hears of it by this exception.
    */
   void afterAppend(Object entry) {
-    if (lifecycle.runState != Lifecycle.RUNNING) {
-      appendedDuringShutdown(entry);
-      return;
-    }
-    wakeOrStart();
-  }
-
-  /**
-   * After a task went back into the ring (a compensation thread that could not start or died
-   * first): as {@link #afterAppend}, but nobody submitted it now, so nobody is told by an
-   * exception: a lane that stopped meanwhile ends it through its future like any it took back.
-   */
-  void afterGiveBack() {
-    if (lifecycle.runState != Lifecycle.RUNNING) {
-      appendedDuringShutdown(null);
-      return;
-    }
-    wakeOrStart();
-  }
-
-  private void wakeOrStart() {
-    if (elastic) {
-      if (!ring.wakeIdle()) {
-        pool.dispatch();
-      }
-    } else {
-      ring.wakeIdle();
-    }
-  }
-
-  private void appendedDuringShutdown(Object entry) {
-    if (lifecycle.runState == Lifecycle.SHUTDOWN) {
-      // The lane still runs what it accepted: make sure some worker is there to drain the ring.
-      ring.wakeIdle();
-      tryTerminate();
-      if (elastic) {
-        pool.dispatch();
-      }
-      return;
-    }
-    // STOP: shutdownNow drained the ring before this entry (or beside it); nobody runs it now.
-    TaskRing.Taken tk = new TaskRing.Taken();
-    boolean mine = false;
-    Object x;
-    while ((x = ring.pollClaimed(tk)) != null) {
-      LaneFuture<?> e = ownedEnvelope(x, tk);
-      if (e == null) {
-        continue; // a dead entry
-      }
-      mine |= x == entry; // the caller hears of its own task below, by an exception
-      endQueued(e, TaskOutcome.SHUTDOWN, true, x != entry);
-    }
-    tryTerminate();
-    if (mine) {
-      throw new LaneRejectedException(
-          name, TaskOutcome.SHUTDOWN, queueCapacity, queuedCount(), running());
-    }
-  }
-
-  /**
-   * The envelope of an entry just taken from the ring, owned by the caller: the entry's own
-   * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
-   * for a plain entry (slow paths only; workers use their scratch envelope).
-   */
-  LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
-    if (x instanceof LaneFuture<?> e) {
-      if (!e.tryTake()) {
-        deadEntries.decrementAndGet();
-        return null;
-      }
-      return e;
-    }
-    Runnable run = (Runnable) x;
-    LaneFuture<?> e = LaneFuture.internal(this, run, run, "", tk.stamp);
-    e.id = tk.position + 1;
-    return e;
-  }
-
-  /** Takes the oldest live entry for a worker: its envelope (owned) or a plain task; or null. */
-  Object takeLive(TaskRing.Taken tk) {
-    for (; ; ) {
-      Object x = ring.poll(tk);
-      if (x == null) {
-        return null;
-      }
-      if (x instanceof LaneFuture<?> e) {
-        if (!e.tryTake()) {
-          deadEntries.decrementAndGet();
-          continue;
-        }
-      }
-      return x;
+    if (pool.afterAppend(entry)) {
+      throw books.refusal(TaskOutcome.SHUTDOWN);
     }
   }
 
@@ -663,38 +505,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return out;
   }
 
-  /**
-   * Every submission: entries the ring took (less second appends of the same task), tasks run by
-   * their caller, and tasks refused at submission. No counter of its own on the hot path.
-   */
-  long submittedCount() {
-    return enteredCount() + sum(refused);
-  }
-
-  /** Tasks that entered the ring (less second appends) or ran on their caller. */
-  private long enteredCount() {
-    // A give-back counts its second append after making it, and this reads that count before
-    // the ring's: a give-back in between can add one for a moment, never take one away (the
-    // books' order in stats() needs a count that is never behind).
-    long again = reappended.sum();
-    return ring.appended() - again + callerRan.sum();
-  }
-
-  private static long sum(EnumMap<TaskOutcome, LongAdder> counts) {
-    long n = 0;
-    for (LongAdder a : counts.values()) {
-      n += a.sum();
-    }
-    return n;
-  }
-
-  /**
-   * Tasks queued now: the ring's entries at one instant during the call ({@link TaskRing#size}
-   * never overstates), less the dead ones counted just after; off by the tasks cancelled or
-   * dropped between the two reads.
-   */
   int queuedCount() {
-    return Math.max(0, ring.size() - Math.max(0, deadEntries.get()));
+    return books.queuedCount();
   }
 
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
@@ -711,15 +523,15 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   private boolean shedding(long now) {
     TaskRing.Taken head = new TaskRing.Taken();
     if (ring.peek(head) == null || now - head.stamp <= shedTargetNanos) {
-      if (aboveTargetSince != NOT_ABOVE) {
-        aboveTargetSince = NOT_ABOVE;
+      if (admission.aboveTargetSince != Admission.NOT_ABOVE) {
+        admission.aboveTargetSince = Admission.NOT_ABOVE;
       }
       return false;
     }
-    long since = aboveTargetSince;
-    if (since == NOT_ABOVE) {
+    long since = admission.aboveTargetSince;
+    if (since == Admission.NOT_ABOVE) {
       since = head.stamp + shedTargetNanos;
-      aboveTargetSince = since;
+      admission.aboveTargetSince = since;
     }
     return now - since >= shedIntervalNanos;
   }
@@ -729,51 +541,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return admission.tryAdmit(admissionLimit());
   }
 
-  /** Accepted tasks not yet ended (see {@link Admission#unfinished()}). */
-  long unfinishedCount() {
-    return admission.unfinished();
-  }
-
-  /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
-  static boolean incrementBelow(AtomicInteger count, int limit) {
-    for (; ; ) {
-      int n = count.get();
-      if (n >= limit) {
-        return false;
-      }
-      if (count.compareAndSet(n, n + 1)) {
-        return true;
-      }
-    }
-  }
-
   /** Appends an admitted envelope. */
   private void enqueue(LaneFuture<?> t) {
     append(t, t.acceptedNanos);
-  }
-
-  /** Gives back the slot of a task that ended or left the queue for good. */
-  void releaseSlot() {
-    releaseSlot(null);
-  }
-
-  /**
-   * Gives back a slot, counted in {@code own} (the caller's claimed tally, single writer) or, with
-   * null, in the shared adder.
-   */
-  void releaseSlot(TimingBook.Tally own) {
-    admission.release(own);
-    if (lifecycle.runState >= Lifecycle.SHUTDOWN) {
-      tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
-    }
-    if (blockedCallers != 0) {
-      roomLock.lock();
-      try {
-        roomFreed.signal();
-      } finally {
-        roomLock.unlock();
-      }
-    }
   }
 
   /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
@@ -784,8 +554,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
       case CALLER_RUNS -> {
         t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
-        callerRan.increment(); // submitted: before it can start
-        Worker.runTask(this, null, t, -1);
+        books.callerRan.increment(); // submitted: before it can start
+        Worker.runTask(ctx, null, t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
@@ -804,7 +574,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             break;
           }
           Object x = ring.poll(tk);
-          LaneFuture<?> victim = x == null ? null : ownedEnvelope(x, tk);
+          LaneFuture<?> victim = x == null ? null : books.ownedEnvelope(x, tk);
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile
             dropped(victim, TaskOutcome.DISCARDED_OLDEST);
@@ -841,113 +611,31 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Block-caller: waits up to {@code nanos} for room; true once {@code t} is queued. */
   private boolean awaitRoom(LaneFuture<?> t, long nanos) {
-    roomLock.lock();
-    try {
-      blockedCallers++;
-      try {
-        for (; ; ) {
-          if (lifecycle.runState != Lifecycle.RUNNING) {
-            return false;
-          }
-          if (tryAdmit()) {
-            t.acceptedNanos = ticker.read(); // its wait in the queue starts now, not when it came
-            enqueue(t);
-            return true;
-          }
-          if (nanos <= 0) {
-            return false;
-          }
-          nanos = roomFreed.awaitNanos(nanos);
-        }
-      } finally {
-        blockedCallers--;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (!admission.awaitRoom(this::admissionLimit,
+        () -> lifecycle.runState == Lifecycle.RUNNING, nanos)) {
       return false;
-    } finally {
-      roomLock.unlock();
     }
+    t.acceptedNanos = ticker.read(); // its wait in the queue starts now, not when it came
+    enqueue(t);
+    return true;
   }
 
   private void reject(LaneFuture<?> t, TaskOutcome reason) {
     t.refuse(); // never accepted: a later cancel of its future touches no books
     t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
-    refused.get(reason).increment(); // submitted and ended in one count (see stats())
-    publish(t, "", -1, ticker.read(), -1, reason);
+    books.refused.get(reason).increment(); // submitted and ended in one count (see stats())
+    books.publish(t, "", -1, ticker.read(), -1, reason);
     throw new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
   }
 
   /** Discard-oldest's victim: its slot passes to the task that displaced it. */
   private void dropped(LaneFuture<?> victim, TaskOutcome reason) {
-    endQueued(victim, reason, false, true);
-  }
-
-  /**
-   * The one way an accepted task that will never run ends — cancelled while queued, returned by
-   * {@code shutdownNow}, dropped by discard-oldest, taken back after a shutdown-now raced its
-   * submission, failed to break a deadlock, or left without a thread: the caller owns it (its CAS
-   * took it out of QUEUED, or took its plain entry from the ring). In this order: its slot is given
-   * back (unless {@code giveSlotBack} is false: it passes to another task), it is counted once
-   * under {@code outcome}, its future is ended (unless {@code endFuture} is false: its submitter
-   * hears of it by an exception), and its record is published. Counting before the future ends
-   * means whoever sees the future done sees the task counted.
-   */
-  void endQueued(LaneFuture<?> t, TaskOutcome outcome, boolean giveSlotBack, boolean endFuture) {
-    if (giveSlotBack) {
-      releaseSlot();
-    }
-    switch (outcome) {
-      case RETURNED -> returned.increment();
-      case CANCELLED -> cancelledWhileQueued.increment();
-      default -> rejected.get(outcome).increment();
-    }
-    if (endFuture) {
-      switch (outcome) {
-        case CANCELLED -> { } // its future was cancelled: that is how it got here
-        case RETURNED -> {
-          if (t.handedOut) {
-            t.cancel(false); // no longer queued, so not counted again as cancelled
-          } else {
-            ForeignFutures.cancel(t.source);
-          }
-        }
-        default -> {
-          if (t.handedOut && outcome == TaskOutcome.DISCARDED_OLDEST) {
-            t.cancel(false);
-          } else {
-            LaneRejectedException why = new LaneRejectedException(
-                name, outcome, queueCapacity, queuedCount(), running());
-            if (t.handedOut) {
-              t.fail(why);
-            } else {
-              endForeign(t, why);
-            }
-          }
-        }
-      }
-    }
-    publish(t, "", -1, ticker.read(), -1, outcome);
-  }
-
-  /**
-   * Ends a task given to {@code execute} that will never run: fails the future that {@code
-   * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
-   * tells the exception handler, so the end is never silent.
-   */
-  void endForeign(LaneFuture<?> t, Throwable why) {
-    if (!ForeignFutures.completeExceptionally(t.source, why)) {
-      reportFailure(Thread.currentThread(), why);
-    }
+    books.endQueued(victim, reason, false, true);
   }
 
   /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
   void cancelledWhileQueued(LaneFuture<?> t) {
-    deadEntries.incrementAndGet();
-    endQueued(t, TaskOutcome.CANCELLED, true, true);
-    if (lifecycle.runState >= Lifecycle.SHUTDOWN) {
-      tryTerminate();
-    }
+    books.cancelledWhileQueued(t);
   }
 
   @Override
@@ -965,6 +653,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
     if (elastic) {
       pool.dispatch();
+      pool.wakeAll(); // workers parked at the gate (or idle) look at the new concurrency
       return;
     }
     // Platform lane: start threads up to the new figure; extra threads retire when free.
@@ -977,89 +666,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         break;
       }
     }
-    wakeAll(); // an idle worker re-checks whether it is one too many
-  }
-
-  /**
-   * Wakes every idle worker and every worker waiting at the gate (shutdown, a change of
-   * concurrency): the ring's epoch moves first, so a worker about to park sees it.
-   */
-  void wakeAll() {
-    ring.wakeAll();
-    if (gate != null) {
-      pool.wakeGateWaiters();
-    }
+    pool.wakeAll(); // an idle worker re-checks whether it is one too many
   }
 
   // ---------------------------------------------------------------- the gate
-
-  /**
-   * Asks the gate for a pass on behalf of worker {@code w}: a pass, null (not now), or {@link
-   * LaneGate#REFUSE}. What the gate throws counts as "not now" and sets the worker's back-off
-   * ({@link Worker#gateBackOffNanos}); it is logged, at most one line per 10 s.
-   */
-  LaneGate.Pass enterGate(Worker w) {
-    try {
-      LaneGate.Pass p = gate.tryEnter(w.gateReady);
-      w.gateFailures = 0;
-      w.gateBackOffNanos = 0;
-      return p;
-    } catch (Throwable e) {
-      int n = Math.min(10, w.gateFailures++);
-      w.gateBackOffNanos = TimeUnit.MILLISECONDS.toNanos(1L << n); // 1 ms, doubling to ~1 s
-      warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
-      return null;
-    }
-  }
-
-  /** Gives a pass back, once: {@code outcome} is how its task ended, null if none started. */
-  void exitGate(LaneGate.Pass p, TaskOutcome outcome) {
-    try {
-      p.exit(outcome);
-    } catch (Throwable e) {
-      warnGate("a pass's exit threw (it counts as exited)", e);
-    }
-  }
-
-  private void warnGate(String what, Throwable e) {
-    long now = System.nanoTime();
-    if (now - lastGateWarning < GATE_WARNING_NANOS) {
-      return;
-    }
-    lastGateWarning = now;
-    try {
-      LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": gate " + gate + ": " + what
-          + " (logged at most once per 10 s)", e);
-    } catch (Throwable ignored) {
-      // a failing logger must not break the worker's books
-    }
-  }
-
-  /**
-   * The gate refused the oldest queued task for good ({@link LaneGate#REFUSE}): takes it and ends
-   * it as {@link TaskOutcome#GATE_REFUSED} through {@link #endQueued}.
-   */
-  void refuseOldest(TaskRing.Taken tk) {
-    LaneFuture<?> t = null;
-    for (Object x; t == null && (x = ring.pollClaimed(tk)) != null; ) {
-      t = ownedEnvelope(x, tk);
-    }
-    if (t != null) {
-      endQueued(t, TaskOutcome.GATE_REFUSED, true, true);
-    }
-  }
-  void reportFailure(Thread thread, Throwable failure) {
-    Thread.UncaughtExceptionHandler h = exceptionHandler;
-    if (h == null) {
-      h = thread.getUncaughtExceptionHandler();
-    }
-    try {
-      h.uncaughtException(thread, failure);
-    } catch (Throwable handlerFailure) {
-      handlerFailure.addSuppressed(failure);
-      LOG.log(System.Logger.Level.ERROR, "lane \"" + name + "\": exception handler failed", handlerFailure);
-    }
-  }
 
   /** Permits in use now (virtual lanes); for tests. */
   int permitsInUse() {
@@ -1068,47 +678,15 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   // ---------------------------------------------------------------- records
 
-  void publish(LaneFuture<?> t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
-    Consumer<? super TaskRecord>[] ls = taskListeners;
-    if (ls.length > 0) {
-      publish(ls, t, thread, start, end, cpu, outcome);
-    }
-  }
-
-  void publish(Consumer<? super TaskRecord>[] ls, LaneFuture<?> t, String thread, long start,
-      long end, long cpu, TaskOutcome outcome) {
-    boolean ran = start >= 0;
-    TaskRecord r =
-        new TaskRecord(
-            t.id,
-            name,
-            t.label,
-            thread,
-            t.acceptedNanos,
-            ran ? start : -1,
-            end,
-            (ran ? start : end) - t.acceptedNanos,
-            ran ? end - start : 0,
-            cpu,
-            outcome);
-    for (Consumer<? super TaskRecord> l : ls) {
-      try {
-        l.accept(r);
-      } catch (Throwable e) {
-        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": task listener failed", e);
-      }
-    }
-  }
-
   @Override
   public void onTask(Consumer<? super TaskRecord> listener) {
     Objects.requireNonNull(listener, "listener");
     mainLock.lock();
     try {
-      Consumer<? super TaskRecord>[] old = taskListeners;
+      Consumer<? super TaskRecord>[] old = books.taskListeners;
       Consumer<? super TaskRecord>[] grown = java.util.Arrays.copyOf(old, old.length + 1);
       grown[old.length] = listener;
-      taskListeners = grown;
+      books.taskListeners = grown;
     } finally {
       mainLock.unlock();
     }
@@ -1125,9 +703,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     boolean removed = health.unsubscribe(listener);
     mainLock.lock();
     try {
-      List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(taskListeners));
+      List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(books.taskListeners));
       if (keep.remove(listener)) {
-        taskListeners = keep.toArray(new Consumer[0]);
+        books.taskListeners = keep.toArray(new Consumer[0]);
         removed = true;
       }
     } finally {
@@ -1151,13 +729,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Tasks running now: workers inside a task, plus callers running one (caller-runs). */
   @Override
   public int running() {
-    int n = 0;
-    for (Worker w : pool.workers) {
-      if (w.isRunningTask()) {
-        n++;
-      }
-    }
-    return n + (int) Math.max(0, callerRunning.sum());
+    return books.running();
   }
 
   int liveWorkerCount() {
@@ -1167,24 +739,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Tasks that started, ever (on a worker, or on a caller by caller-runs). */
   long startedCount() {
     return timings.started();
-  }
-
-  long rejectedCount() {
-    return sum(refused) + sum(rejected);
-  }
-
-  /**
-   * How long the task at the head of the queue has waited at {@code now}, or 0 with an empty
-   * queue. Approximate under concurrent submission: the head may be taken while it is read.
-   */
-  long oldestQueuedNanos(long now) {
-    TaskRing.Taken tk = new TaskRing.Taken();
-    Object head = ring.peek(tk);
-    return head == null ? 0 : Math.max(0, now - tk.stamp);
-  }
-
-  long[] timingSums() {
-    return timings.sums();
   }
 
   /**
@@ -1206,30 +760,31 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public LaneStats stats() {
     long now = ticker.read();
-    long e0 = enteredCount();
+    LaneBooks b = books;
+    long e0 = b.enteredCount();
     EnumMap<TaskOutcome, Long> ended = new EnumMap<>(TaskOutcome.class);
     long refusedNow = 0;
     long endedFromQueue = 0;
-    for (var e : rejected.entrySet()) {
-      long atSubmission = refused.get(e.getKey()).sum();
+    for (var e : b.rejected.entrySet()) {
+      long atSubmission = b.refused.get(e.getKey()).sum();
       long fromQueue = e.getValue().sum();
       ended.put(e.getKey(), atSubmission + fromQueue);
       refusedNow += atSubmission;
       endedFromQueue += fromQueue;
     }
-    long cancelledQueued = cancelledWhileQueued.sum();
-    long returnedNow = returned.sum();
+    long cancelledQueued = b.cancelledWhileQueued.sum();
+    long returnedNow = b.returned.sum();
     endedFromQueue += cancelledQueued + returnedNow;
     // A correction moves one task between outcomes: CANCELLED gains after the other loses, so it
     // is read first and the sum is never ahead.
-    long corrCancelled = outcomeCorrections[2].sum();
-    long corrCompleted = outcomeCorrections[0].sum();
-    long corrFailed = outcomeCorrections[1].sum();
-    long abandoned = failedElsewhere.sum();
+    long corrCancelled = b.outcomeCorrections[2].sum();
+    long corrCompleted = b.outcomeCorrections[0].sum();
+    long corrFailed = b.outcomeCorrections[1].sum();
+    long abandoned = b.failedElsewhere.sum();
     long[] oc = new long[4];
     Timings[] t = timings.read(now, oc);
     long started = oc[3];
-    long e3 = enteredCount();
+    long e3 = b.enteredCount();
     long completed = oc[0] + corrCompleted;
     long failed = oc[1] + corrFailed + abandoned;
     long cancelledRan = oc[2] + corrCancelled;
@@ -1255,7 +810,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         started,
         ended,
         queued,
-        oldestQueuedNanos(now),
+        ring.headWaitNanos(now),
         running,
         elastic ? pool.permits.get() : pool.liveWorkers.get(),
         pool.concurrency,
@@ -1263,9 +818,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         t[0],
         t[1],
         health.saturatedNanos(now),
-        cpuBoundSamples.sum(),
-        blockingSamples.sum(),
-        betweenTasksNanos.sum());
+        b.cpuBoundSamples.sum(),
+        b.blockingSamples.sum(),
+        b.betweenTasksNanos.sum());
   }
 
   private String stateName() {
@@ -1289,17 +844,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return lifecycle.shutdownNow();
   }
 
-  void wakeBlockedCallers() {
-    roomLock.lock();
-    try {
-      roomFreed.signalAll();
-    } finally {
-      roomLock.unlock();
-    }
-  }
-
   /** Terminates the lane if it is shut down and done; see {@link Lifecycle#tryTerminate()}. */
-  void tryTerminate() {
+  private void tryTerminate() {
     lifecycle.tryTerminate();
   }
 
@@ -1335,39 +881,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return lifecycle.runState >= Lifecycle.STOP;
   }
 
-  /**
-   * Deadlock FAIL, first half: takes the tasks of a proven cycle that are still queued here out of
-   * the queue (they keep their slots), so that no worker freed by a failure — in this lane or
-   * another lane of the cycle — can run one of them in between. Runs no user code.
-   */
-  List<LaneFuture<?>> claimQueued(List<LaneFuture<?>> awaited) {
-    List<LaneFuture<?>> claimed = new ArrayList<>(awaited.size());
-    for (LaneFuture<?> e : awaited) {
-      if (e.tryKill()) { // else started or handled meanwhile
-        deadEntries.incrementAndGet(); // its ring entry
-        claimed.add(e);
-      }
-    }
-    return claimed;
-  }
-
-  /**
-   * Deadlock FAIL, second half: fails the claimed tasks (outcome DEADLOCK); completing their
-   * futures runs user code, and releases the workers that waited on them.
-   */
-  void failClaimed(List<LaneFuture<?>> claimed) {
-    for (LaneFuture<?> e : claimed) {
-      endQueued(e, TaskOutcome.DEADLOCK, true, true);
-    }
-    if (lifecycle.runState >= Lifecycle.SHUTDOWN) {
-      tryTerminate();
-    }
-  }
-
   @Override
   public String toString() {
     return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + pool.concurrency
         + ", queued " + queuedCount() + "/" + queueCapacity + ", running " + running()
-        + ", submitted " + submittedCount() + ", rejected " + rejectedCount() + "]";
+        + ", submitted " + books.submittedCount() + ", rejected " + books.rejectedCount() + "]";
   }
 }

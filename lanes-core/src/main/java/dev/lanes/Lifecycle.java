@@ -9,8 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A lane's lifecycle: shutdown, shutdown-now, termination and waiting for it.
  *
- * <p><b>Concurrency design.</b> The lane's {@code runState} (a volatile in {@link LaneExecutor},
- * read on every submission and by every worker loop) only moves forward — RUNNING → SHUTDOWN →
+ * <p><b>Concurrency design.</b> The lane's {@link #runState} (a volatile read on every
+ * submission and by every worker loop) only moves forward — RUNNING → SHUTDOWN →
  * STOP → TERMINATED — and only here, under {@link #lock}. Submitters never take the lock: a
  * submitter re-checks the state after it appends (see {@link LaneExecutor}), so a task accepted
  * while a shutdown races it is either run or taken back and ended. TERMINATED is set once, under
@@ -42,21 +42,21 @@ final class Lifecycle {
    */
   volatile int runState = RUNNING;
 
-  private final LaneExecutor lane;
+  private final LaneContext ctx;
   /** Guards writes of {@code runState} and the TERMINATED transition. */
   private final ReentrantLock lock = new ReentrantLock();
   /** Signalled, under {@link #lock}, when the lane terminates. */
   private final Condition terminated = lock.newCondition();
 
-  Lifecycle(LaneExecutor lane) {
-    this.lane = lane;
+  Lifecycle(LaneContext ctx) {
+    this.ctx = ctx;
   }
 
   /** {@code ExecutorService.shutdown()}: refuses new tasks, lets queued ones run, then ends. */
   void shutdown() {
     advanceState(Lifecycle.SHUTDOWN);
-    lane.wakeBlockedCallers();
-    lane.wakeAll(); // idle workers (and those at the gate) drain what is left and leave
+    ctx.admission.wakeAllWaiting();
+    ctx.pool.wakeAll(); // idle workers (and those at the gate) drain what is left and leave
     tryTerminate();
   }
 
@@ -69,21 +69,21 @@ final class Lifecycle {
    */
   List<Runnable> shutdownNow() {
     advanceState(Lifecycle.STOP);
-    lane.wakeBlockedCallers();
-    for (Worker w : lane.pool.workers) {
+    ctx.admission.wakeAllWaiting();
+    for (Worker w : ctx.pool.workers) {
       w.interruptNow();
     }
-    lane.wakeAll();
+    ctx.pool.wakeAll();
     List<Runnable> never = new ArrayList<>();
     TaskRing.Taken tk = new TaskRing.Taken();
     Object x;
-    while ((x = lane.ring.pollClaimed(tk)) != null) {
-      LaneFuture<?> t = lane.ownedEnvelope(x, tk);
+    while ((x = ctx.ring.pollClaimed(tk)) != null) {
+      LaneFuture<?> t = ctx.books.ownedEnvelope(x, tk);
       if (t == null) {
         continue; // a dead entry
       }
       never.add(t.handedOut ? t : t.source);
-      lane.endQueued(t, TaskOutcome.RETURNED, true, true);
+      ctx.books.endQueued(t, TaskOutcome.RETURNED, true, true);
     }
     tryTerminate();
     return never;
@@ -110,24 +110,24 @@ final class Lifecycle {
     if (rs == Lifecycle.RUNNING || rs == Lifecycle.TERMINATED) {
       return;
     }
-    if (rs == Lifecycle.SHUTDOWN && lane.gate != null && !lane.ring.hasClaimed()) {
-      lane.pool.wakeGateWaiters(); // nothing left to pass the gate for: workers waiting there leave
+    if (rs == Lifecycle.SHUTDOWN && ctx.gate != null && !ctx.ring.hasClaimed()) {
+      ctx.pool.wakeGateWaiters(); // nothing left to pass the gate for: workers waiting there leave
     }
-    if (rs == Lifecycle.SHUTDOWN && lane.ring.hasClaimed()) {
-      if (!lane.elastic) {
-        if (lane.pool.liveWorkers.get() == 0) {
+    if (rs == Lifecycle.SHUTDOWN && ctx.ring.hasClaimed()) {
+      if (!ctx.elastic) {
+        if (ctx.pool.liveWorkers.get() == 0) {
           // an entry appended as the last worker left: start one to drain it
-          lane.pool.startCoreWorker();
+          ctx.pool.startCoreWorker();
         }
         return; // core workers drain it, and try again when they leave
       }
-      lane.pool.dispatch();
-      if (lane.ring.hasClaimed() || lane.pool.permits.get() != 0) {
+      ctx.pool.dispatch();
+      if (ctx.ring.hasClaimed() || ctx.pool.permits.get() != 0) {
         return; // a worker will drain it and try again when it leaves
       }
       // the ring emptied meanwhile and nobody runs: terminate
     }
-    if (lane.pool.liveWorkers.get() != 0 || (lane.elastic && lane.pool.permits.get() != 0)) {
+    if (ctx.pool.liveWorkers.get() != 0 || (ctx.elastic && ctx.pool.permits.get() != 0)) {
       return;
     }
     lock.lock();
@@ -135,13 +135,13 @@ final class Lifecycle {
       // Shut down (not now): every accepted task has ended, including one a submitter holds
       // between its admission and its append.
       if (runState != Lifecycle.TERMINATED
-          && lane.pool.liveWorkers.get() == 0
-          && (!lane.elastic || lane.pool.permits.get() == 0)
+          && ctx.pool.liveWorkers.get() == 0
+          && (!ctx.elastic || ctx.pool.permits.get() == 0)
           && (runState == Lifecycle.STOP
-              || (!lane.ring.hasClaimed() && lane.unfinishedCount() == 0))) {
+              || (!ctx.ring.hasClaimed() && ctx.admission.unfinished() == 0))) {
         runState = Lifecycle.TERMINATED;
         terminated.signalAll();
-        lane.health.unregister();
+        ctx.health.unregister();
       }
     } finally {
       lock.unlock();

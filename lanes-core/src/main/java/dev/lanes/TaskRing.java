@@ -312,6 +312,15 @@ final class TaskRing {
   }
 
   /**
+   * How long the entry at the head has waited at {@code now} (by its stamp), or 0 with an empty
+   * ring. Approximate under concurrent submission: the head may be taken while it is read.
+   */
+  long headWaitNanos(long now) {
+    Taken tk = new Taken();
+    return peek(tk) == null ? 0 : Math.max(0, now - tk.stamp);
+  }
+
+  /**
    * The entry at the head and its stamp, without taking it; racy (it may be taken meanwhile, and
    * then this returns what the slot holds at that moment, possibly null).
    */

@@ -78,7 +78,7 @@ final class Worker implements Runnable {
     COMPENSATION
   }
 
-  final LaneExecutor lane;
+  final LaneContext ctx;
   final Kind kind;
   /** This worker's own timing tally (single writer), or null to record under the shared lock. */
   TimingBook.Tally tally;
@@ -158,13 +158,13 @@ final class Worker implements Runnable {
   int gateFailures;
   long gateBackOffNanos;
 
-  Worker(LaneExecutor lane, Kind kind) {
-    this.lane = lane;
+  Worker(LaneContext ctx, Kind kind) {
+    this.ctx = ctx;
     this.kind = kind;
-    this.scratch = LaneFuture.scratch(lane);
-    this.taskRun = new TaskRun(lane, this);
+    this.scratch = LaneFuture.scratch(ctx == null ? null : ctx.lane);
+    this.taskRun = new TaskRun(ctx, this);
     // (no lane at all: the ring's jcstress tests make bare workers to park in a ring)
-    this.gateReady = lane == null || lane.gate == null ? null : new Runnable() {
+    this.gateReady = ctx == null || ctx.gate == null ? null : new Runnable() {
       @Override
       public void run() {
         gateOpened = true;
@@ -177,7 +177,7 @@ final class Worker implements Runnable {
       @Override
       public String toString() {
         Thread t = thread;
-        return "ready[" + (t == null ? lane.name : t.getName()) + "]";
+        return "ready[" + (t == null ? ctx.name : t.getName()) + "]";
       }
     };
   }
@@ -227,19 +227,19 @@ final class Worker implements Runnable {
     }
     Throwable abrupt = null;
     try {
-      tally = lane.timings.claim();
+      tally = ctx.timings.claim();
       WaitTracker.enter(this);
-      if (lane.cpuSampleNanos == 0) {
+      if (ctx.cpuSampleNanos == 0) {
         lastCpu = CpuClock.now();
       }
-      nextCpuSampleAt = lane.ticker.read();
+      nextCpuSampleAt = ctx.ticker.read();
       switch (kind) {
         case CORE -> coreLoop();
         case ELASTIC -> elasticLoop();
         case COMPENSATION -> {
           LaneFuture<?> t = assigned;
           assigned = null;
-          runTask(lane, this, t, -1);
+          runTask(ctx, this, t, -1);
         }
       }
     } catch (Throwable e) {
@@ -247,7 +247,7 @@ final class Worker implements Runnable {
       throw e;
     } finally {
       WaitTracker.exit();
-      exitWorker(lane, this, abrupt);
+      exitWorker(ctx, this, abrupt);
     }
   }
 
@@ -263,17 +263,17 @@ final class Worker implements Runnable {
     TaskRing.Taken tk = taken;
     long lastEnd = -1;
     for (; ; ) {
-      int epoch = lane.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
-      if (lane.pool.coreWorkers.get() > lane.pool.concurrency && lane.pool.retireIfSurplus(this)) {
+      int epoch = ctx.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
+      if (ctx.pool.coreWorkers.get() > ctx.pool.concurrency && ctx.pool.retireIfSurplus(this)) {
         return;
       }
-      int rs = lane.lifecycle.runState;
+      int rs = ctx.runState();
       if (rs >= Lifecycle.STOP) {
         return;
       }
       Object x;
-      if (lane.gate == null) {
-        x = lane.takeLive(tk);
+      if (ctx.gate == null) {
+        x = ctx.books.takeLive(tk);
       } else {
         x = takeThroughGate(tk, epoch);
         lastEnd = -1; // the gate's time is the task's queue wait, not its run
@@ -283,13 +283,13 @@ final class Worker implements Runnable {
       }
       if (x == null) {
         if (rs >= Lifecycle.SHUTDOWN) {
-          if (!lane.ring.hasClaimed()) {
+          if (!ctx.ring.hasClaimed()) {
             return; // drained
           }
           Thread.onSpinWait(); // an entry is being published
           continue;
         }
-        lane.ring.await(this, -1, epoch);
+        ctx.ring.await(this, -1, epoch);
         lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
         lastCpu = -1;
         continue;
@@ -302,35 +302,35 @@ final class Worker implements Runnable {
     TaskRing.Taken tk = taken;
     long lastEnd = -1;
     for (; ; ) {
-      int epoch = lane.ring.epoch();
+      int epoch = ctx.ring.epoch();
       Object x;
-      if (lane.gate == null) {
-        x = lane.lifecycle.runState >= Lifecycle.STOP ? null : lane.takeLive(tk);
+      if (ctx.gate == null) {
+        x = ctx.runState() >= Lifecycle.STOP ? null : ctx.books.takeLive(tk);
       } else {
-        x = lane.lifecycle.runState >= Lifecycle.STOP ? null : takeThroughGate(tk, epoch);
+        x = ctx.runState() >= Lifecycle.STOP ? null : takeThroughGate(tk, epoch);
         lastEnd = -1; // the gate's time is the task's queue wait, not its run
         if (x == AGAIN) {
-          if (lane.pool.permits.get() > lane.pool.concurrency
-              && !lane.pool.releasePermitAndRecheck(this)) {
+          if (ctx.pool.permits.get() > ctx.pool.concurrency
+              && !ctx.pool.releasePermitAndRecheck(this)) {
             return; // the cap was lowered while this worker waited at the gate
           }
           continue;
         }
       }
       if (x == null) {
-        if (lane.lifecycle.runState == Lifecycle.RUNNING
-            && lane.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
+        if (ctx.runState() == Lifecycle.RUNNING
+            && ctx.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
         }
-        if (!lane.pool.releasePermitAndRecheck(this)) {
+        if (!ctx.pool.releasePermitAndRecheck(this)) {
           return;
         }
         lastEnd = -1;
         continue;
       }
       lastEnd = runEntry(x, tk, lastEnd);
-      if (lane.pool.permits.get() > lane.pool.concurrency && !lane.pool.releasePermitAndRecheck(this)) {
+      if (ctx.pool.permits.get() > ctx.pool.concurrency && !ctx.pool.releasePermitAndRecheck(this)) {
         return; // the cap was lowered: this permit goes
       }
     }
@@ -345,24 +345,24 @@ final class Worker implements Runnable {
    * worker waited at the gate; or the gate refused the oldest task, which is ended).
    */
   private Object takeThroughGate(TaskRing.Taken tk, int epoch) {
-    if (!lane.ring.hasClaimed()) {
+    if (!ctx.ring.hasClaimed()) {
       return null; // nothing queued: wait as an idle worker does
     }
     gateOpened = false; // before asking: a ready run during the call is not missed
-    LaneGate.Pass p = lane.enterGate(this);
+    LaneGate.Pass p = ctx.pool.enterGate(this);
     if (p == null) {
       awaitGate(epoch, gateBackOffNanos);
       return AGAIN;
     }
     if (p == LaneGate.REFUSE) {
-      lane.refuseOldest(tk);
+      ctx.books.refuseOldest(tk);
       return AGAIN;
     }
     pass = p;
-    Object x = lane.takeLive(tk);
+    Object x = ctx.books.takeLive(tk);
     if (x == null) {
       pass = null;
-      lane.exitGate(p, null); // another worker took the task: the pass goes back unused
+      ctx.pool.exitGate(p, null); // another worker took the task: the pass goes back unused
     }
     return x;
   }
@@ -376,19 +376,19 @@ final class Worker implements Runnable {
     atGate = true; // then re-check everything a waker changes before it reads atGate
     try {
       for (; ; ) {
-        int rs = lane.lifecycle.runState;
-        if (gateOpened || lane.ring.epoch() != epoch || rs >= Lifecycle.STOP
-            || (rs == Lifecycle.SHUTDOWN && !lane.ring.hasClaimed())) {
+        int rs = ctx.runState();
+        if (gateOpened || ctx.ring.epoch() != epoch || rs >= Lifecycle.STOP
+            || (rs == Lifecycle.SHUTDOWN && !ctx.ring.hasClaimed())) {
           return;
         }
         if (backOffNanos == 0) {
-          LockSupport.park(lane.gate);
+          LockSupport.park(ctx.gate);
         } else {
           long left = deadline - System.nanoTime();
           if (left <= 0) {
             return;
           }
-          LockSupport.parkNanos(lane.gate, left);
+          LockSupport.parkNanos(ctx.gate, left);
         }
         // No task of this worker's is running: an interrupt is shutdownNow's (re-checked above).
         Thread.interrupted();
@@ -401,10 +401,10 @@ final class Worker implements Runnable {
   /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
   private long runEntry(Object x, TaskRing.Taken tk, long lastEnd) {
     if (x instanceof LaneFuture<?> e) {
-      return runTask(lane, this, e, lastEnd);
+      return runTask(ctx, this, e, lastEnd);
     }
     LaneFuture<?> plain = scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
-    long end = runTask(lane, this, plain, lastEnd);
+    long end = runTask(ctx, this, plain, lastEnd);
     plain.clearPlain(); // (left in place if the worker dies: its exit path reads it)
     return end;
   }
@@ -417,8 +417,8 @@ final class Worker implements Runnable {
    * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
    * time, and {@link TaskRun} for the steps.
    */
-  static long runTask(LaneExecutor lane, Worker w, LaneFuture<?> t, long startHint) {
-    TaskRun r = w != null ? w.taskRun : new TaskRun(lane, null);
+  static long runTask(LaneContext ctx, Worker w, LaneFuture<?> t, long startHint) {
+    TaskRun r = w != null ? w.taskRun : new TaskRun(ctx, null);
     r.claim(t);             // 1. the task is this thread's: counted started, busy
     r.stamp(startHint);     // 2. its start, and whether its CPU time is read
     r.runCode();            // 3. its own code (what it throws is kept, never rethrown)
@@ -437,7 +437,7 @@ final class Worker implements Runnable {
    * the task; {@link #finish} clears the references, so nothing of a task outlives its run here.
    */
   static final class TaskRun {
-    final LaneExecutor lane;
+    final LaneContext ctx;
     /** The worker, or null on a caller (caller-runs). */
     final Worker w;
     Thread me;
@@ -466,8 +466,8 @@ final class Worker implements Runnable {
     @SuppressWarnings("unused")
     private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 
-    TaskRun(LaneExecutor lane, Worker w) {
-      this.lane = lane;
+    TaskRun(LaneContext ctx, Worker w) {
+      this.ctx = ctx;
       this.w = w;
     }
 
@@ -478,7 +478,7 @@ final class Worker implements Runnable {
       // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
       // a worker's task must not inherit an interrupt meant for an earlier one.
       callerInterrupted = w == null && me.isInterrupted();
-      if (w != null && lane.lifecycle.runState < Lifecycle.STOP) {
+      if (w != null && ctx.runState() < Lifecycle.STOP) {
         Thread.interrupted();
       }
       f = task.handedOut ? task : null;
@@ -489,13 +489,13 @@ final class Worker implements Runnable {
       if (w != null && w.tally != null) {
         w.tally.addStarted();
       } else {
-        lane.timings.startedShared();
+        ctx.timings.startedShared();
       }
       if (w != null) {
         w.current = task;
         w.beginTask();
       } else {
-        lane.callerRunning.increment();
+        ctx.books.callerRunning.increment();
       }
     }
 
@@ -509,26 +509,26 @@ final class Worker implements Runnable {
       start = -1;
       cpuStart = -1;
       if (timed == null) {
-        start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : lane.ticker.read();
-        if (lane.shedTargetNanos != 0 && start - t.acceptedNanos <= lane.shedTargetNanos
-            && lane.aboveTargetSince != LaneExecutor.NOT_ABOVE) {
-          lane.aboveTargetSince = LaneExecutor.NOT_ABOVE; // started within target: no standing line
+        start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ctx.ticker.read();
+        if (ctx.shedTargetNanos != 0 && start - t.acceptedNanos <= ctx.shedTargetNanos
+            && ctx.admission.aboveTargetSince != Admission.NOT_ABOVE) {
+          ctx.admission.aboveTargetSince = Admission.NOT_ABOVE; // started within target: no standing line
         }
       }
       boolean sampleCpu = false;
-      if (lane.cpuSampleNanos == 0 || w == null) {
-        sampleCpu = lane.cpuSampleNanos >= 0;
-      } else if (lane.cpuSampleNanos > 0) {
+      if (ctx.cpuSampleNanos == 0 || w == null) {
+        sampleCpu = ctx.cpuSampleNanos >= 0;
+      } else if (ctx.cpuSampleNanos > 0) {
         long at = timed == null ? start : Math.max(startHint, t.acceptedNanos);
         if (at - w.nextCpuSampleAt >= 0) {
-          w.nextCpuSampleAt = at + lane.cpuSampleNanos;
+          w.nextCpuSampleAt = at + ctx.cpuSampleNanos;
           sampleCpu = true;
         }
       }
       if (timed != null) {
         timed.sampleCpu = sampleCpu;
       } else if (sampleCpu) {
-        cpuStart = lane.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0
+        cpuStart = ctx.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0
             ? w.lastCpu : CpuClock.now();
       }
     }
@@ -545,11 +545,11 @@ final class Worker implements Runnable {
       cpu = -1;
       notRun = false;
       if (timed == null) {
-        end = lane.ticker.read();
+        end = ctx.ticker.read();
         if (cpuStart >= 0) {
           long c = CpuClock.now();
           cpu = Math.max(0, c - cpuStart);
-          if (lane.cpuSampleNanos == 0 && w != null) {
+          if (ctx.cpuSampleNanos == 0 && w != null) {
             w.lastCpu = c;
           }
         }
@@ -563,7 +563,7 @@ final class Worker implements Runnable {
           cpu = timed.cpu();
         } else {
           notRun = true;
-          start = end = lane.ticker.read();
+          start = end = ctx.ticker.read();
         }
       }
       if (event != null) {
@@ -574,7 +574,7 @@ final class Worker implements Runnable {
     /** 4. Classify: how the task ended, from its future (if any) and what reached the worker. */
     void classify() {
       if (f != null) {
-        t.finishRun(lane.lifecycle.runState >= Lifecycle.STOP);
+        t.finishRun(ctx.runState() >= Lifecycle.STOP);
         notRun |= !f.ran();
       }
       // A future keeps what its own task threw, so what reached here came from around it: the
@@ -582,7 +582,7 @@ final class Worker implements Runnable {
       decoratorFailed = f != null && failure != null;
       if (notRun && failure == null) {
         failure = new IllegalStateException(
-            "lane \"" + lane.name + "\": the task decorator returned without running " + t);
+            "lane \"" + ctx.name + "\": the task decorator returned without running " + t);
       }
       if (f != null && f.isDone()) {
         outcome =
@@ -601,14 +601,14 @@ final class Worker implements Runnable {
 
     /** 5. Record: wait, run, CPU and outcome in the worker's own tally (or under the lock). */
     void record() {
-      lane.timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
+      ctx.timings.record(w == null ? null : w.tally, start - t.acceptedNanos, end - start, cpu,
           outcome.ordinal());
       if (cpu >= 0) {
         long waiting = (end - start) - cpu;
         if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
-          lane.cpuBoundSamples.increment();
-        } else if (waiting > lane.blockingTaskWc * cpu) {
-          lane.blockingSamples.increment();
+          ctx.books.cpuBoundSamples.increment();
+        } else if (waiting > ctx.blockingTaskWc * cpu) {
+          ctx.books.blockingSamples.increment();
         }
       }
     }
@@ -621,17 +621,17 @@ final class Worker implements Runnable {
       if (w != null) {
         w.endTask();
         w.current = null;
-        lane.releaseSlot(w.tally);
+        ctx.books.releaseSlot(w.tally);
       } else {
-        lane.callerRunning.decrement();
+        ctx.books.callerRunning.decrement();
       }
       // From here on, other code may run on this thread: none of it is this task's time.
-      listeners = lane.taskListeners;
+      listeners = ctx.books.taskListeners;
       otherCodeRan = listeners.length > 0 || (f == null && failure != null);
       if (w != null && w.pass != null) {
         LaneGate.Pass p = w.pass;
         w.pass = null;
-        lane.exitGate(p, outcome);
+        ctx.pool.exitGate(p, outcome);
         otherCodeRan = true;
       }
     }
@@ -655,8 +655,8 @@ final class Worker implements Runnable {
         completed = f.completeFromRun();
       }
       if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
-        lane.outcomeCorrections[outcome.ordinal()].decrement();
-        lane.outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
+        ctx.books.outcomeCorrections[outcome.ordinal()].decrement();
+        ctx.books.outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
         outcome = TaskOutcome.CANCELLED;
       }
       // A stage made from this future before we completed it is visible now (see LaneFuture).
@@ -670,7 +670,7 @@ final class Worker implements Runnable {
      */
     void publish() {
       if (event != null && event.shouldCommit()) {
-        event.lane = lane.name;
+        event.lane = ctx.name;
         event.label = t.label;
         event.taskId = t.id;
         event.queueWait = start - t.acceptedNanos;
@@ -680,13 +680,13 @@ final class Worker implements Runnable {
         event.commit();
       }
       if (listeners.length > 0) {
-        lane.publish(listeners, t, me.getName(), start, end, cpu, outcome);
+        ctx.books.publish(listeners, t, me.getName(), start, end, cpu, outcome);
       }
       if (f == null && failure != null) {
         if (notRun) {
-          lane.endForeign(t, failure);
+          ctx.books.endForeign(t, failure);
         } else {
-          lane.reportFailure(me, failure);
+          ctx.books.reportFailure(me, failure);
         }
       }
     }
@@ -713,8 +713,8 @@ final class Worker implements Runnable {
       if (!gap) {
         return taskEnd;
       }
-      long after = lane.ticker.read();
-      lane.betweenTasksNanos.add(Math.max(0, after - taskEnd));
+      long after = ctx.ticker.read();
+      ctx.books.betweenTasksNanos.add(Math.max(0, after - taskEnd));
       if (w != null) {
         w.lastCpu = -1; // read the CPU clock afresh for the next task
       }
@@ -727,53 +727,53 @@ final class Worker implements Runnable {
    * before it ran): ends the task it was running if that had not ended, gives back its permit,
    * replaces it if it ended abruptly while the lane runs, and checks for termination.
    */
-  static void exitWorker(LaneExecutor lane, Worker w, Throwable abrupt) {
+  static void exitWorker(LaneContext ctx, Worker w, Throwable abrupt) {
     if (!w.claimExit()) {
       return;
     }
     LaneFuture<?> t = w.current;
     w.current = null;
-    lane.pool.workers.remove(w);
-    lane.timings.release(w.tally);
+    ctx.pool.workers.remove(w);
+    ctx.timings.release(w.tally);
     w.tally = null;
     if (w.kind == Worker.Kind.COMPENSATION) {
-      lane.pool.compensationWorkers.decrementAndGet();
+      ctx.pool.compensationWorkers.decrementAndGet();
       LaneFuture<?> never = w.assigned; // the thread died before it took its task
       if (never != null) {
         w.assigned = null;
-        lane.pool.giveBack(never); // still holds its slot
+        ctx.pool.giveBack(never); // still holds its slot
       }
     }
     if (w.holdsPermit) {
       w.holdsPermit = false;
-      lane.pool.permits.decrementAndGet();
+      ctx.pool.permits.decrementAndGet();
     }
     if (w.kind == Worker.Kind.CORE && !w.retired) {
-      lane.pool.coreWorkers.decrementAndGet();
+      ctx.pool.coreWorkers.decrementAndGet();
     }
     LaneGate.Pass p = w.pass;
     if (p != null) { // died holding a pass: it goes back before the task's future fails
       w.pass = null;
-      lane.exitGate(p, TaskOutcome.FAILED); // it took a task (an unused pass is cleared first)
+      ctx.pool.exitGate(p, TaskOutcome.FAILED); // it took a task (an unused pass is cleared first)
     }
-    lane.pool.liveWorkers.decrementAndGet();
+    ctx.pool.liveWorkers.decrementAndGet();
     if (t != null) {
-      endAbandoned(lane, w, t, abrupt);
+      endAbandoned(ctx, w, t, abrupt);
     }
     if (abrupt != null || w.diedBeforeRunning()) {
-      lane.pool.replace(w, abrupt);
+      ctx.pool.replace(w, abrupt);
     }
-    lane.tryTerminate();
+    ctx.lifecycle.tryTerminate();
   }
 
   /** The task a dying worker was running: end it failed, count it, give its slot back. */
-  private static void endAbandoned(LaneExecutor lane, Worker w, LaneFuture<?> t, Throwable abrupt) {
+  private static void endAbandoned(LaneContext ctx, Worker w, LaneFuture<?> t, Throwable abrupt) {
     w.endTask();
-    lane.releaseSlot();
-    lane.failedElsewhere.increment();
+    ctx.books.releaseSlot();
+    ctx.books.failedElsewhere.increment();
     Throwable why = abrupt != null ? abrupt
         : new IllegalStateException(
-            "lane \"" + lane.name + "\": the worker running " + t + " died");
+            "lane \"" + ctx.name + "\": the worker running " + t + " died");
     if (t.handedOut) {
       t.fail(why);
     } else {

@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class WorkerPool {
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
-  private final LaneExecutor lane;
+  private final LaneContext ctx;
 
   /** Every worker whose thread was started (or is about to be) and has not exited. */
   final Set<Worker> workers = ConcurrentHashMap.newKeySet();
@@ -58,8 +58,8 @@ final class WorkerPool {
    */
   volatile int concurrency;
 
-  WorkerPool(LaneExecutor lane, int concurrency) {
-    this.lane = lane;
+  WorkerPool(LaneContext ctx, int concurrency) {
+    this.ctx = ctx;
     this.concurrency = concurrency;
   }
 
@@ -73,9 +73,9 @@ final class WorkerPool {
    * fails ends one queued task per attempt, so the loop ends when the queue is empty).
    */
   void dispatch() {
-    while (lane.lifecycle.runState < Lifecycle.STOP
-        && acquireForQueued(permits, concurrency, lane.ring)) {
-      Worker w = new Worker(lane, Worker.Kind.ELASTIC);
+    while (ctx.runState() < Lifecycle.STOP
+        && acquireForQueued(permits, concurrency, ctx.ring)) {
+      Worker w = new Worker(ctx, Worker.Kind.ELASTIC);
       w.holdsPermit = true;
       if (startWorker(w)) {
         continue;
@@ -93,11 +93,11 @@ final class WorkerPool {
    */
   boolean releasePermitAndRecheck(Worker w) {
     w.holdsPermit = false;
-    if (lane.lifecycle.runState >= Lifecycle.STOP) {
+    if (ctx.runState() >= Lifecycle.STOP) {
       permits.decrementAndGet();
       return false;
     }
-    if (releaseAndRecheck(permits, concurrency, lane.ring)) {
+    if (releaseAndRecheck(permits, concurrency, ctx.ring)) {
       w.holdsPermit = true;
       return true;
     }
@@ -116,19 +116,32 @@ final class WorkerPool {
   /** Submitter's half: takes a permit if one is free and an entry is queued; true if it did. */
   static boolean acquireForQueued(AtomicInteger permits, int limit, TaskRing ring) {
     return permits.get() < limit && ring.hasClaimed()
-        && LaneExecutor.incrementBelow(permits, limit);
+        && incrementBelow(permits, limit);
   }
 
   /** Worker's half: gives a permit back, then takes one again if an entry is queued. */
   static boolean releaseAndRecheck(AtomicInteger permits, int limit, TaskRing ring) {
     permits.decrementAndGet();
-    return ring.hasClaimed() && LaneExecutor.incrementBelow(permits, limit);
+    return ring.hasClaimed() && incrementBelow(permits, limit);
+  }
+
+  /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
+  static boolean incrementBelow(AtomicInteger count, int limit) {
+    for (; ; ) {
+      int n = count.get();
+      if (n >= limit) {
+        return false;
+      }
+      if (count.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
   }
 
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
   boolean startCoreWorker() {
     coreWorkers.incrementAndGet();
-    if (startWorker(new Worker(lane, Worker.Kind.CORE))) {
+    if (startWorker(new Worker(ctx, Worker.Kind.CORE))) {
       return true;
     }
     coreWorkers.decrementAndGet();
@@ -153,13 +166,13 @@ final class WorkerPool {
   void failOneQueued(TaskOutcome reason) {
     TaskRing.Taken tk = new TaskRing.Taken();
     LaneFuture<?> t = null;
-    for (Object x; t == null && (x = lane.ring.poll(tk)) != null; ) {
-      t = lane.ownedEnvelope(x, tk);
+    for (Object x; t == null && (x = ctx.ring.poll(tk)) != null; ) {
+      t = ctx.books.ownedEnvelope(x, tk);
     }
     if (t != null) {
-      lane.endQueued(t, reason, true, true);
+      ctx.books.endQueued(t, reason, true, true);
     }
-    lane.tryTerminate();
+    ctx.lifecycle.tryTerminate();
   }
 
   // ---------------------------------------------------------------- workers
@@ -169,7 +182,7 @@ final class WorkerPool {
     workers.add(w);
     Thread t;
     try {
-      t = lane.threadFactory.newThread(w);
+      t = ctx.threadFactory.newThread(w);
       if (t == null) {
         throw new IllegalStateException("thread factory returned null");
       }
@@ -180,7 +193,7 @@ final class WorkerPool {
       workers.remove(w);
       liveWorkers.decrementAndGet();
       LOG.log(System.Logger.Level.WARNING,
-          "lane \"" + lane.name + "\": could not start a thread", e);
+          "lane \"" + ctx.name + "\": could not start a thread", e);
       return false;
     }
   }
@@ -191,14 +204,14 @@ final class WorkerPool {
    * the task queued if no thread can be had, and says so.
    */
   void runOnCompensationThread(LaneFuture<?> awaited, int max) {
-    if (lane.lifecycle.runState >= Lifecycle.STOP) {
+    if (ctx.runState() >= Lifecycle.STOP) {
       return;
     }
-    if (!LaneExecutor.incrementBelow(compensationWorkers, max)) {
+    if (!incrementBelow(compensationWorkers, max)) {
       long now = System.nanoTime();
       if (now - lastBoundWarning > TimeUnit.SECONDS.toNanos(10)) { // at most one line per 10 s
         lastBoundWarning = now;
-        LOG.log(System.Logger.Level.WARNING, "lane \"" + lane.name + "\": deadlock policy COMPENSATE"
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + ctx.name + "\": deadlock policy COMPENSATE"
             + " is at its bound of " + max + " extra threads; " + awaited + " stays queued");
       }
       return;
@@ -207,13 +220,13 @@ final class WorkerPool {
       compensationWorkers.decrementAndGet(); // started or handled meanwhile
       return;
     }
-    lane.deadEntries.incrementAndGet(); // its ring entry
-    Worker w = new Worker(lane, Worker.Kind.COMPENSATION);
+    ctx.books.deadEntries.incrementAndGet(); // its ring entry
+    Worker w = new Worker(ctx, Worker.Kind.COMPENSATION);
     w.assigned = awaited;
     ThreadFactory f =
-        lane.elastic
-            ? lane.threadFactory
-            : Thread.ofPlatform().name(lane.name + "-compensation-", 1).daemon(true).factory();
+        ctx.elastic
+            ? ctx.threadFactory
+            : Thread.ofPlatform().name(ctx.name + "-compensation-", 1).daemon(true).factory();
     liveWorkers.incrementAndGet();
     workers.add(w);
     try {
@@ -226,7 +239,7 @@ final class WorkerPool {
       compensationWorkers.decrementAndGet();
       giveBack(awaited); // back in line: it still holds its slot
       LOG.log(System.Logger.Level.WARNING,
-          "lane \"" + lane.name + "\": could not start a compensation thread", e);
+          "lane \"" + ctx.name + "\": could not start a compensation thread", e);
     }
   }
 
@@ -237,25 +250,25 @@ final class WorkerPool {
    */
   void giveBack(LaneFuture<?> e) {
     e.backToQueue();
-    lane.ring.append(e, e.acceptedNanos);
-    lane.reappended.increment(); // after the append: see LaneExecutor#submittedCount
-    lane.afterGiveBack();
+    ctx.ring.append(e, e.acceptedNanos);
+    ctx.books.reappended.increment(); // after the append: see LaneBooks#enteredCount
+    afterAppend(null); // nobody submitted it now: a lane that stopped ends it through its future
   }
 
   /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
   void replace(Worker dead, Throwable abrupt) {
     try {
-      LOG.log(System.Logger.Level.ERROR, "lane \"" + lane.name + "\": worker "
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + ctx.name + "\": worker "
           + (dead.thread == null ? "?" : dead.thread.getName())
           + " ended abruptly; replacing it", abrupt);
     } catch (Throwable ignored) {
       // a failing logger must not stop the replacement
     }
-    int rs = lane.lifecycle.runState;
+    int rs = ctx.runState();
     if (dead.kind == Worker.Kind.CORE
         && coreWorkers.get() < concurrency
         && (rs == Lifecycle.RUNNING
-            || (rs == Lifecycle.SHUTDOWN && lane.ring.hasClaimed()))) {
+            || (rs == Lifecycle.SHUTDOWN && ctx.ring.hasClaimed()))) {
       startCoreWorker();
     } else if (dead.kind == Worker.Kind.ELASTIC) {
       dispatch();
@@ -266,7 +279,7 @@ final class WorkerPool {
   void reapDeadWorkers() {
     for (Worker w : workers) {
       if (w.diedBeforeRunning()) {
-        Worker.exitWorker(lane, w, null);
+        Worker.exitWorker(ctx, w, null);
       }
     }
   }
@@ -285,9 +298,97 @@ final class WorkerPool {
 
   /** No worker or permit is free to start a queued task. */
   boolean noFreeCapacity() {
-    if (lane.elastic) {
+    if (ctx.elastic) {
       return permits.get() >= concurrency;
     }
     return workers.size() >= concurrency;
+  }
+
+  /**
+   * Wakes every idle worker and every worker waiting at the gate (shutdown, a change of
+   * concurrency): the ring's epoch moves first, so a worker about to park sees it.
+   */
+  void wakeAll() {
+    ctx.ring.wakeAll();
+    if (ctx.gate != null) {
+      wakeGateWaiters();
+    }
+  }
+
+  /**
+   * After an entry was appended (a submission, or a give-back with {@code entry} null): wakes an
+   * idle worker (or, on a virtual lane, starts one); on a shutting-down lane makes sure some worker
+   * drains the ring; on a stopped lane takes back what nobody will run now and ends it SHUTDOWN.
+   * True if the caller's own {@code entry} was among those (its submitter is told by an exception,
+   * so its future is left alone).
+   */
+  boolean afterAppend(Object entry) {
+    if (ctx.runState() == Lifecycle.RUNNING) {
+      if (!ctx.ring.wakeIdle() && ctx.elastic) {
+        dispatch();
+      }
+      return false;
+    }
+    if (ctx.runState() == Lifecycle.SHUTDOWN) {
+      // The lane still runs what it accepted: make sure some worker is there to drain the ring.
+      ctx.ring.wakeIdle();
+      ctx.lifecycle.tryTerminate();
+      if (ctx.elastic) {
+        dispatch();
+      }
+      return false;
+    }
+    // STOP: shutdownNow drained the ring before this entry (or beside it); nobody runs it now.
+    boolean mine = ctx.books.endLateEntries(entry);
+    ctx.lifecycle.tryTerminate();
+    return mine;
+  }
+
+  // ---------------------------------------------------------------- the gate, for the workers
+
+  /** When a failing gate was last logged (at most one line per 10 s; a racy read is harmless). */
+  private volatile long lastGateWarning = System.nanoTime() - GATE_WARNING_NANOS;
+  private static final long GATE_WARNING_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /**
+   * Asks the gate for a pass on behalf of worker {@code w}: a pass, null (not now), or {@link
+   * LaneGate#REFUSE}. What the gate throws counts as "not now" and sets the worker's back-off
+   * ({@link Worker#gateBackOffNanos}); it is logged, at most one line per 10 s.
+   */
+  LaneGate.Pass enterGate(Worker w) {
+    try {
+      LaneGate.Pass p = ctx.gate.tryEnter(w.gateReady);
+      w.gateFailures = 0;
+      w.gateBackOffNanos = 0;
+      return p;
+    } catch (Throwable e) {
+      int n = Math.min(10, w.gateFailures++);
+      w.gateBackOffNanos = TimeUnit.MILLISECONDS.toNanos(1L << n); // 1 ms, doubling to ~1 s
+      warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
+      return null;
+    }
+  }
+
+  /** Gives a pass back, once: {@code outcome} is how its task ended, null if none started. */
+  void exitGate(LaneGate.Pass p, TaskOutcome outcome) {
+    try {
+      p.exit(outcome);
+    } catch (Throwable e) {
+      warnGate("a pass's exit threw (it counts as exited)", e);
+    }
+  }
+
+  private void warnGate(String what, Throwable e) {
+    long now = System.nanoTime();
+    if (now - lastGateWarning < GATE_WARNING_NANOS) {
+      return;
+    }
+    lastGateWarning = now;
+    try {
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + ctx.name + "\": gate " + ctx.gate + ": "
+          + what + " (logged at most once per 10 s)", e);
+    } catch (Throwable ignored) {
+      // a failing logger must not break the worker's books
+    }
   }
 }

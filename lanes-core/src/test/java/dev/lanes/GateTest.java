@@ -454,10 +454,16 @@ class GateTest {
     assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
   }
 
-  @Test
-  void loweringConcurrencyRetiresWorkersWaitingAtTheGate() throws Exception {
+  /**
+   * LaneGate's promise that a worker waiting at the gate asks again when the lane's concurrency
+   * changes: a virtual lane's setConcurrency only dispatched, so its workers at a shut gate kept
+   * their permits (4 against a concurrency of 1) until the gate opened.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"platform", "virtual"})
+  void loweringConcurrencyRetiresWorkersWaitingAtTheGate(String kind) throws Exception {
     SemaphoreGate gate = new SemaphoreGate(0);
-    Lane lane = Lane.blocking("lowered", 4).gate(gate).build();
+    Lane lane = lane(kind, "lowered", 4).gate(gate).build();
     for (int i = 0; i < 8; i++) {
       lane.execute(() -> { });
     }

@@ -1,0 +1,367 @@
+package dev.lanes;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * A lane's books: the counts of how its tasks ended that no worker's {@link TimingBook} tally
+ * keeps, the cheap gauges, and the paths every part ends a task by. Of the four ways a task ends
+ * (DESIGN.md, "A task's life"), {@link #endQueued} is here — the one way an accepted task that
+ * will never run ends — with the slot give-back ({@link #releaseSlot}) and the record
+ * ({@link #publish}) that the others use too; {@link Worker#runTask} and {@link
+ * Worker#exitWorker} end the tasks that ran, {@code LaneExecutor.reject} the ones refused at
+ * submission. {@code LaneExecutor.stats()} reads these counts in the order it documents.
+ *
+ * <p><b>Concurrency design.</b> Counts are {@link LongAdder}s (or atomics), written by whoever
+ * ends the task — at most once per task, because only the party whose CAS took the task out of
+ * QUEUED (or took its plain entry from the ring) ends it. {@code deadEntries} may be off by the
+ * kills in flight (a killer adds one after its CAS; a worker that drops the entry in between
+ * takes one away first). The task listeners are a copy-on-write array, written under the lane's
+ * main lock, read once per task. Nothing here takes a lock but the exception handler's and
+ * listeners' own code.
+ *
+ * <p><b>Failure model.</b> A listener that throws is logged and the next one still runs; an
+ * exception handler that throws is logged; neither changes a count.
+ */
+final class LaneBooks {
+  private static final System.Logger LOG = System.getLogger("dev.lanes");
+
+  private final LaneContext ctx;
+  private final Thread.UncaughtExceptionHandler exceptionHandler;
+
+  /**
+   * Entries in the ring whose task left it another way (cancelled, claimed, taken by a
+   * compensation thread), dropped by whoever takes them.
+   */
+  final AtomicInteger deadEntries = new AtomicInteger();
+  /** Tasks run by their caller (caller-runs policy). */
+  final LongAdder callerRan = new LongAdder();
+  /** Tasks a caller runs now (caller-runs policy). */
+  final LongAdder callerRunning = new LongAdder();
+  /**
+   * Tasks refused at submission, by reason: each is counted submitted and ended by this one
+   * count, so no snapshot sees one without the other.
+   */
+  final EnumMap<TaskOutcome, LongAdder> refused = new EnumMap<>(TaskOutcome.class);
+  /** Accepted tasks ended without running, by reason (discarded, shed late, deadlock, ...). */
+  final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
+  /** Entries appended a second time (a compensation thread's give-back). */
+  final LongAdder reappended = new LongAdder();
+  final LongAdder cancelledWhileQueued = new LongAdder();
+  final LongAdder returned = new LongAdder();
+  /** Tasks failed without running to an end on a worker: a worker that died under them. */
+  final LongAdder failedElsewhere = new LongAdder();
+  /** Corrections for a future cancelled between a worker's look and its completion. */
+  final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
+  /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
+  final LongAdder betweenTasksNanos = new LongAdder();
+  final LongAdder cpuBoundSamples = new LongAdder();
+  final LongAdder blockingSamples = new LongAdder();
+
+  @SuppressWarnings("unchecked")
+  volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
+
+  LaneBooks(LaneContext ctx, Thread.UncaughtExceptionHandler exceptionHandler) {
+    this.ctx = ctx;
+    this.exceptionHandler = exceptionHandler;
+    for (TaskOutcome o : TaskOutcome.values()) {
+      if (o.isRejection()) {
+        rejected.put(o, new LongAdder());
+        refused.put(o, new LongAdder());
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- ending paths
+
+  /**
+   * The one way an accepted task that will never run ends — cancelled while queued, returned by
+   * {@code shutdownNow}, dropped by discard-oldest, taken back after a shutdown-now raced its
+   * submission, failed to break a deadlock, refused by the gate, or left without a thread: the
+   * caller owns it (its CAS took it out of QUEUED, or took its plain entry from the ring). In this
+   * order: its slot is given back (unless {@code giveSlotBack} is false: it passes to another
+   * task), it is counted once under {@code outcome}, its future is ended (unless {@code endFuture}
+   * is false: its submitter hears of it by an exception), and its record is published. Counting
+   * before the future ends means whoever sees the future done sees the task counted.
+   */
+  void endQueued(LaneFuture<?> t, TaskOutcome outcome, boolean giveSlotBack, boolean endFuture) {
+    if (giveSlotBack) {
+      releaseSlot();
+    }
+    switch (outcome) {
+      case RETURNED -> returned.increment();
+      case CANCELLED -> cancelledWhileQueued.increment();
+      default -> rejected.get(outcome).increment();
+    }
+    if (endFuture) {
+      switch (outcome) {
+        case CANCELLED -> { } // its future was cancelled: that is how it got here
+        case RETURNED -> {
+          if (t.handedOut) {
+            t.cancel(false); // no longer queued, so not counted again as cancelled
+          } else {
+            ForeignFutures.cancel(t.source);
+          }
+        }
+        default -> {
+          if (t.handedOut && outcome == TaskOutcome.DISCARDED_OLDEST) {
+            t.cancel(false);
+          } else {
+            LaneRejectedException why = refusal(outcome);
+            if (t.handedOut) {
+              t.fail(why);
+            } else {
+              endForeign(t, why);
+            }
+          }
+        }
+      }
+    }
+    publish(t, "", -1, ctx.ticker.read(), -1, outcome);
+  }
+
+  /** The exception that tells of a task the lane refused or ended unrun, with the lane's figures. */
+  LaneRejectedException refusal(TaskOutcome outcome) {
+    return new LaneRejectedException(ctx.name, outcome, ctx.queueCapacity, queuedCount(), running());
+  }
+
+  /** An envelope whose future was cancelled while queued (its entry is dead now). */
+  void cancelledWhileQueued(LaneFuture<?> t) {
+    deadEntries.incrementAndGet();
+    endQueued(t, TaskOutcome.CANCELLED, true, true);
+    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
+      ctx.lifecycle.tryTerminate();
+    }
+  }
+
+  /**
+   * Ends a task given to {@code execute} that will never run: fails the future that {@code
+   * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
+   * tells the exception handler, so the end is never silent.
+   */
+  void endForeign(LaneFuture<?> t, Throwable why) {
+    if (!ForeignFutures.completeExceptionally(t.source, why)) {
+      reportFailure(Thread.currentThread(), why);
+    }
+  }
+
+  /** Gives back the slot of a task that ended or left the queue for good. */
+  void releaseSlot() {
+    releaseSlot(null);
+  }
+
+  /**
+   * Gives back a slot, counted in {@code own} (the caller's claimed tally, single writer) or, with
+   * null, in the shared adder; a shutting-down lane may terminate now, and a caller blocked for
+   * room is told.
+   */
+  void releaseSlot(TimingBook.Tally own) {
+    ctx.admission.release(own);
+    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
+      ctx.lifecycle.tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
+    }
+    ctx.admission.signalRoom();
+  }
+
+  /**
+   * The envelope of an entry just taken from the ring, owned by the caller: the entry's own
+   * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
+   * for a plain entry (slow paths only; workers use their scratch envelope).
+   */
+  LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
+    if (x instanceof LaneFuture<?> e) {
+      if (!e.tryTake()) {
+        deadEntries.decrementAndGet();
+        return null;
+      }
+      return e;
+    }
+    Runnable run = (Runnable) x;
+    LaneFuture<?> e = LaneFuture.internal(ctx.lane, run, run, "", tk.stamp);
+    e.id = tk.position + 1;
+    return e;
+  }
+
+  /** Takes the oldest live entry for a worker: its envelope (owned) or a plain task; or null. */
+  Object takeLive(TaskRing.Taken tk) {
+    for (; ; ) {
+      Object x = ctx.ring.poll(tk);
+      if (x == null) {
+        return null;
+      }
+      if (x instanceof LaneFuture<?> e) {
+        if (!e.tryTake()) {
+          deadEntries.decrementAndGet();
+          continue;
+        }
+      }
+      return x;
+    }
+  }
+
+  /**
+   * The gate refused the oldest queued task for good ({@link LaneGate#REFUSE}): takes it and ends
+   * it as {@link TaskOutcome#GATE_REFUSED}.
+   */
+  void refuseOldest(TaskRing.Taken tk) {
+    LaneFuture<?> t = null;
+    for (Object x; t == null && (x = ctx.ring.pollClaimed(tk)) != null; ) {
+      t = ownedEnvelope(x, tk);
+    }
+    if (t != null) {
+      endQueued(t, TaskOutcome.GATE_REFUSED, true, true);
+    }
+  }
+
+  /**
+   * A stopped lane: takes back every entry nobody will run now (a submission or a give-back that
+   * raced {@code shutdownNow}) and ends it SHUTDOWN; true if {@code entry}, the caller's own, was
+   * among them (its submitter hears of it by an exception, so its future is left alone).
+   */
+  boolean endLateEntries(Object entry) {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    boolean mine = false;
+    Object x;
+    while ((x = ctx.ring.pollClaimed(tk)) != null) {
+      LaneFuture<?> e = ownedEnvelope(x, tk);
+      if (e == null) {
+        continue; // a dead entry
+      }
+      mine |= x == entry;
+      endQueued(e, TaskOutcome.SHUTDOWN, true, x != entry);
+    }
+    return mine;
+  }
+
+  /**
+   * Deadlock FAIL, first half: takes the tasks of a proven cycle that are still queued here out of
+   * the queue (they keep their slots), so that no worker freed by a failure — in this lane or
+   * another lane of the cycle — can run one of them in between. Runs no user code.
+   */
+  List<LaneFuture<?>> claimQueued(List<LaneFuture<?>> awaited) {
+    List<LaneFuture<?>> claimed = new ArrayList<>(awaited.size());
+    for (LaneFuture<?> e : awaited) {
+      if (e.tryKill()) { // else started or handled meanwhile
+        deadEntries.incrementAndGet(); // its ring entry
+        claimed.add(e);
+      }
+    }
+    return claimed;
+  }
+
+  /**
+   * Deadlock FAIL, second half: fails the claimed tasks (outcome DEADLOCK); completing their
+   * futures runs user code, and releases the workers that waited on them.
+   */
+  void failClaimed(List<LaneFuture<?>> claimed) {
+    for (LaneFuture<?> e : claimed) {
+      endQueued(e, TaskOutcome.DEADLOCK, true, true);
+    }
+    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
+      ctx.lifecycle.tryTerminate();
+    }
+  }
+
+  // ---------------------------------------------------------------- records and failures
+
+  void publish(LaneFuture<?> t, String thread, long start, long end, long cpu, TaskOutcome outcome) {
+    Consumer<? super TaskRecord>[] ls = taskListeners;
+    if (ls.length > 0) {
+      publish(ls, t, thread, start, end, cpu, outcome);
+    }
+  }
+
+  void publish(Consumer<? super TaskRecord>[] ls, LaneFuture<?> t, String thread, long start,
+      long end, long cpu, TaskOutcome outcome) {
+    boolean ran = start >= 0;
+    TaskRecord r =
+        new TaskRecord(
+            t.id,
+            ctx.name,
+            t.label,
+            thread,
+            t.acceptedNanos,
+            ran ? start : -1,
+            end,
+            (ran ? start : end) - t.acceptedNanos,
+            ran ? end - start : 0,
+            cpu,
+            outcome);
+    for (Consumer<? super TaskRecord> l : ls) {
+      try {
+        l.accept(r);
+      } catch (Throwable e) {
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + ctx.name + "\": task listener failed", e);
+      }
+    }
+  }
+
+  void reportFailure(Thread thread, Throwable failure) {
+    Thread.UncaughtExceptionHandler h = exceptionHandler;
+    if (h == null) {
+      h = thread.getUncaughtExceptionHandler();
+    }
+    try {
+      h.uncaughtException(thread, failure);
+    } catch (Throwable handlerFailure) {
+      handlerFailure.addSuppressed(failure);
+      LOG.log(System.Logger.Level.ERROR, "lane \"" + ctx.name + "\": exception handler failed",
+          handlerFailure);
+    }
+  }
+
+  // ---------------------------------------------------------------- gauges and sums
+
+  /**
+   * Tasks queued now: the ring's entries at one instant during the call ({@link TaskRing#size}
+   * never overstates), less the dead ones counted just after; off by the tasks cancelled or
+   * dropped between the two reads.
+   */
+  int queuedCount() {
+    return Math.max(0, ctx.ring.size() - Math.max(0, deadEntries.get()));
+  }
+
+  /** Tasks running now: workers inside a task, plus callers running one (caller-runs). */
+  int running() {
+    int n = 0;
+    for (Worker w : ctx.pool.workers) {
+      if (w.isRunningTask()) {
+        n++;
+      }
+    }
+    return n + (int) Math.max(0, callerRunning.sum());
+  }
+
+  /** Tasks that entered the ring (less second appends) or ran on their caller. */
+  long enteredCount() {
+    // A give-back counts its second append after making it, and this reads that count before
+    // the ring's: a give-back in between can add one for a moment, never take one away (the
+    // books' order in stats() needs a count that is never behind).
+    long again = reappended.sum();
+    return ctx.ring.appended() - again + callerRan.sum();
+  }
+
+  /**
+   * Every submission: entries the ring took (less second appends of the same task), tasks run by
+   * their caller, and tasks refused at submission. No counter of its own on the hot path.
+   */
+  long submittedCount() {
+    return enteredCount() + sum(refused);
+  }
+
+  long rejectedCount() {
+    return sum(refused) + sum(rejected);
+  }
+
+  static long sum(EnumMap<TaskOutcome, LongAdder> counts) {
+    long n = 0;
+    for (LongAdder a : counts.values()) {
+      n += a.sum();
+    }
+    return n;
+  }
+}

@@ -1,0 +1,85 @@
+package dev.lanes;
+
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * What a lane's parts share, handed to each of them instead of the lane: its settings and its
+ * parts, as final references. The workers, the pool, the lifecycle, health and the books reach
+ * one another only through this; the public {@link Lane} — accepting, the overflow policies,
+ * figures, listeners, concurrency changes — is {@link LaneExecutor}'s, and no part calls it.
+ * {@link #lane} is there only because a task's envelope carries its lane (as its futures'
+ * default executor, and as the identity the deadlock analysis matches waits on); {@code
+ * LaneContextTest} checks that the parts use it for nothing else.
+ *
+ * <p><b>Concurrency design.</b> Every field is final and set in the constructor, which runs on
+ * the thread building the lane before any worker starts (the threads a platform lane starts are
+ * started after it returns), so every part sees every field. The objects behind the fields are
+ * mutable and each has its own design comment.
+ */
+final class LaneContext {
+  // ---------------------------------------------------------------- settings
+  final String name;
+  final LaneKind kind;
+  /** A virtual lane: workers come and go with permits (see {@link WorkerPool}). */
+  final boolean elastic;
+  final Ticker ticker;
+  final int queueCapacity;
+  /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
+  final long cpuSampleNanos;
+  /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): the target, 0 when off. */
+  final long shedTargetNanos;
+  /**
+   * A task counts as mostly waiting above this W/C: at least {@link LaneStats#BLOCKING_WC},
+   * and twice what waiting for a core alone gives a lane with more threads than cores.
+   */
+  final double blockingTaskWc;
+  final ThreadFactory threadFactory;
+
+  // ---------------------------------------------------------------- parts
+  /** Accepted tasks not yet started, as entries (the hand-off). */
+  final TaskRing ring;
+  /** Timings and outcomes of tasks that ran: single-writer tallies and their reader. */
+  final TimingBook timings;
+  /** Accepted tasks not yet ended, against the admission limit; callers waiting for room. */
+  final Admission admission;
+  /** The lane's gate ({@link LaneBuilder#gate}), or null. */
+  final LaneGate gate;
+  /** The counts of endings no worker's tally keeps, and the ending paths. */
+  final LaneBooks books;
+  /** The workers as a group, and the lane's concurrency. */
+  final WorkerPool pool;
+  /** The run state: shutdown, termination. */
+  final Lifecycle lifecycle;
+  /** Saturation and deadlock detection. */
+  final HealthMonitor health;
+  /** The lane itself, only as what envelopes carry (see the class comment). */
+  final LaneExecutor lane;
+
+  LaneContext(LaneExecutor lane, LaneBuilder b, long cpuSampleNanos, TaskRing ring,
+      TimingBook timings, ThreadFactory threadFactory, double blockingTaskWc) {
+    this.lane = lane;
+    this.name = b.name;
+    this.kind = b.kind;
+    this.elastic = b.kind == LaneKind.VIRTUAL;
+    this.ticker = b.ticker;
+    this.queueCapacity = b.queueCapacity;
+    this.cpuSampleNanos = cpuSampleNanos;
+    this.shedTargetNanos = b.shedTargetNanos;
+    this.blockingTaskWc = blockingTaskWc;
+    this.threadFactory = threadFactory;
+    this.ring = ring;
+    this.timings = timings;
+    this.admission = new Admission(timings);
+    this.gate = b.gate;
+    // The parts keep this context; none uses it before the lane's constructor returns.
+    this.books = new LaneBooks(this, b.exceptionHandler);
+    this.pool = new WorkerPool(this, b.concurrency);
+    this.lifecycle = new Lifecycle(this);
+    this.health = new HealthMonitor(this, lane, b.health());
+  }
+
+  /** The run state now ({@link Lifecycle#runState}). */
+  int runState() {
+    return lifecycle.runState;
+  }
+}
