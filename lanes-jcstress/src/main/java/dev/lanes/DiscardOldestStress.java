@@ -31,7 +31,9 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
  * holds the lane's only permit (taken before the first submission, so the lane never starts a
  * thread and nothing runs behind the test's back) and takes and runs entries exactly as {@code
  * Worker.runEntry} does an envelope. The arbiter then takes and runs what is left, so every task
- * has ended, and checks the books.
+ * has ended, and checks the books. (The lane is taken off the health thread's list at once:
+ * nothing here needs it, and states wait in batches before their actors run, which it would log
+ * as saturation.)
  *
  * <p>Must hold in every interleaving: each task ends exactly once (one {@link TaskRecord}: ran,
  * discarded or cancelled, never two, never none; its code ran once iff it ended COMPLETED), the
@@ -72,6 +74,7 @@ public class DiscardOldestStress {
         .queueCapacity(1)
         .overflow(OverflowPolicy.discardOldest())
         .build();
+    lane.health.unregister(); // see the class comment
     // The test's worker holds the only permit (as a running elastic worker would): submissions
     // find no free permit and start no thread.
     lane.pool.permits.set(1);
@@ -158,7 +161,6 @@ public class DiscardOldestStress {
     lane.shutdown();
     if (!lane.isTerminated()) {
       bugs |= 32;
-      lane.health.unregister(); // do not leave it to the health thread
     }
     r.r1 = bugs;
     r.r2 = rival;
