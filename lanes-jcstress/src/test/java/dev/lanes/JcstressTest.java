@@ -22,7 +22,8 @@ class JcstressTest {
       "IdleWakeStress", "WakeAllStress", "TakeOrKillStress",
       "AdmissionStress.OneSlotTwoSubmitters", "AdmissionStress.ReleaseRacesAdmit",
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
-      "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress");
+      "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
+      "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
