@@ -78,7 +78,7 @@ public class DiscardOldestStress {
     // The test's worker holds the only permit (as a running elastic worker would): submissions
     // find no free permit and start no thread.
     lane.pool.permits.set(1);
-    worker = new Worker(lane, Worker.Kind.ELASTIC);
+    worker = new Worker(lane.ctx, Worker.Kind.ELASTIC);
     worker.holdsPermit = true;
     worker.tally = lane.timings.claim();
     lane.onTask(r -> {
@@ -103,9 +103,9 @@ public class DiscardOldestStress {
   public void rival() {
     switch (rival) {
       case 0 -> { // one turn of the worker's loop
-        Object x = lane.takeLive(worker.taken);
+        Object x = lane.books.takeLive(worker.taken);
         if (x != null) {
-          Worker.runTask(lane, worker, (LaneFuture<?>) x, -1);
+          Worker.runTask(lane.ctx, worker, (LaneFuture<?>) x, -1);
         }
       }
       case 1 -> a.cancel(false);
@@ -116,8 +116,8 @@ public class DiscardOldestStress {
   /** Runs what is left, checks the books, shuts the lane down (it must terminate). */
   @Arbiter
   public void books(IIIII_Result r) {
-    for (Object x; (x = lane.takeLive(worker.taken)) != null; ) {
-      Worker.runTask(lane, worker, (LaneFuture<?>) x, -1);
+    for (Object x; (x = lane.books.takeLive(worker.taken)) != null; ) {
+      Worker.runTask(lane.ctx, worker, (LaneFuture<?>) x, -1);
     }
     int tasks = rival == 2 ? TASKS : TASKS - 1;
     int bugs = 0;
@@ -142,10 +142,10 @@ public class DiscardOldestStress {
         bugs |= 1; // no ending, or one this test cannot produce
       }
     }
-    if (lane.unfinishedCount() != 0) {
+    if (lane.admission.unfinished() != 0) {
       bugs |= 4;
     }
-    if (lane.deadEntries.get() != 0) {
+    if (lane.books.deadEntries.get() != 0) {
       bugs |= 8;
     }
     LaneStats s = lane.stats();
