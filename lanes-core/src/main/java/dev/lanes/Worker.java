@@ -45,7 +45,7 @@ import java.util.function.Consumer;
  * field first, so a pass is exited once. Without a pass it parks ({@link #atGate} set, the
  * parking blocker the gate) until the gate runs {@link #gateReady} ({@code gateOpened}, volatile,
  * then an unpark), the ring's wake-all epoch moves (shutdown, a change of concurrency:
- * {@link LaneExecutor#wakeAll} bumps the epoch, then unparks the workers it reads {@code atGate}),
+ * {@link WorkerPool#wakeAll} bumps the epoch, then unparks the workers it reads {@code atGate}),
  * the lane stops, or a shut-down lane's ring is empty (then {@link Lifecycle#tryTerminate} unparks
  * them). Each side writes its volatile and then reads the other's, so one of them sees the other.
  * A worker at the gate holds its thread (and a virtual lane's permit) but no task: the task stays

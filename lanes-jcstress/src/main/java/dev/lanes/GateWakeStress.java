@@ -13,7 +13,7 @@ import org.openjdk.jcstress.annotations.State;
 
 /**
  * The gate's park/wake handshake ({@code Worker.takeThroughGate} / {@code awaitGate}, the worker's
- * {@code gateReady}, and {@code LaneExecutor.wakeAll} → {@code WorkerPool.wakeGateWaiters}), on a
+ * {@code gateReady}, and {@code WorkerPool.wakeAll} → {@code WorkerPool.wakeGateWaiters}), on a
  * real gated lane: {@code Lane.virtual(.., 1).gate(gate)} with one task queued. The actor thread
  * <em>is</em> the lane's one elastic worker: the test registers a {@link Worker} as the pool does
  * when it starts one (a permit, a live worker, in {@code workers}; taken before the task is
