@@ -549,7 +549,8 @@ public final class E10Adapt implements Experiment {
   /** The virtual lane held at {@code limit}, no adaptive limit. */
   private static double held(int tasks, int delayMs, long seed, int limit) {
     long t0 = System.nanoTime();
-    try (Lane lane = Lane.virtual("e10a-held-" + limit, limit).queueCapacity(tasks).build()) {
+    String name = limit == CAP ? "e10a-capped" : "e10a-held-at-peak";
+    try (Lane lane = Lane.virtual(name, limit).queueCapacity(tasks).build()) {
       for (int i = 0; i < tasks; i++) {
         lane.execute(seedTask(delayMs, seed + i));
       }
