@@ -48,7 +48,9 @@ class LabEndToEndTest {
       Map.entry("E10", List.of("delay_free_ms", "delay_capped_ms", "delay_adaptive_ms", "cpu_free_ms",
           "cpu_capped_ms", "cpu_adaptive_ms", "b_1_0x_adaptive_throughput_per_s",
           "b_1_0x_static_16_throughput_per_s", "b_1_4x_adaptive_shed", "c_seconds_to_within_25pct",
-          "d_converged_limit", "d_advised_concurrency")),
+          "d_converged_limit", "d_advised_concurrency", "cpu_adaptive_peak_limit", "cpu_held_at_peak_ms",
+          "cpu_run_time_rise", "cpu_run_time_median_rise", "d_littles_law_concurrency",
+          "d_advice_is_littles_over_utilisation")),
       Map.entry("E11", List.of("shared_fast_p99_ratio", "stages_fast_p99_ratio", "stages_bottleneck_is_fetch",
           "shared_fetch_wait_p99_ms", "stages_fetch_run_p99_ms")),
       Map.entry("E12", List.of("sequential_ms", "common_pool_ms", "two_lanes_ms", "two_lanes_faster_percent",
@@ -59,7 +61,7 @@ class LabEndToEndTest {
 
   private static final Set<String> BOOLEAN_FIGURES =
       Set.of("unbounded_oom", "bounded_survived", "plain_pool_hung", "stages_bottleneck_is_fetch",
-          "two_lanes_deadlock_detected");
+          "two_lanes_deadlock_detected", "d_advice_is_littles_over_utilisation");
 
   @TempDir static Path out;
 
