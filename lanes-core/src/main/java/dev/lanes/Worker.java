@@ -431,12 +431,20 @@ final class Worker implements Runnable {
   }
 
   /**
-   * One task's run, in the steps {@link #runTask} calls in order. What one step finds and the next
-   * needs lives in the fields (a worker reuses its own instance for every task, so the run path
-   * allocates nothing; a caller that runs a task makes one). Touched only by the thread running
-   * the task; {@link #finish} clears the references, so nothing of a task outlives its run here.
+   * Padding laid out before a {@link TaskRun}'s fields (a superclass's fields come first): a
+   * worker writes its run's fields on every task, and the object allocated just before it may be
+   * another thread's (measured: without this, a virtual lane's fast forks ran ≈ 5 % slower and
+   * more of its forks fell into the slow mode, see BENCHMARKS.md). The int fills the slot after
+   * the object header, which a subclass's field could otherwise take.
    */
-  static final class TaskRun {
+  @SuppressWarnings("unused")
+  abstract static class TaskRunPadding {
+    private int q;
+    private long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+  }
+
+  /** The fields of a {@link TaskRun}, between its two paddings. */
+  abstract static class TaskRunFields extends TaskRunPadding {
     final LaneContext ctx;
     /** The worker, or null on a caller (caller-runs). */
     final Worker w;
@@ -462,13 +470,26 @@ final class Worker implements Runnable {
     /** The task listeners, read once per task (step 6) so steps 6 and 8 agree. */
     Consumer<? super TaskRecord>[] listeners;
 
-    /** Padding: a worker's run is written on every task (see the padding in {@link Worker}). */
+
+    TaskRunFields(LaneContext ctx, Worker w) {
+      this.ctx = ctx;
+      this.w = w;
+    }
+  }
+
+  /**
+   * One task's run, in the steps {@link #runTask} calls in order. What one step finds and the next
+   * needs lives in the fields (a worker reuses its own instance for every task, so the run path
+   * allocates nothing; a caller that runs a task makes one). Touched only by the thread running
+   * the task; {@link #finish} clears the references, so nothing of a task outlives its run here.
+   */
+  static final class TaskRun extends TaskRunFields {
+    /** Padding after the fields (see {@link TaskRunPadding}). */
     @SuppressWarnings("unused")
     private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 
     TaskRun(LaneContext ctx, Worker w) {
-      this.ctx = ctx;
-      this.w = w;
+      super(ctx, w);
     }
 
     /** 1. Claim: the task's future says running, it is counted started, the worker is busy. */
