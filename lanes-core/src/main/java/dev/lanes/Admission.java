@@ -32,7 +32,10 @@ import java.util.function.IntSupplier;
  * <p><b>Callers waiting for room</b> (the block-caller policy) wait on {@code roomFreed} under
  * {@code roomLock}; a release tells one of them ({@link #signalRoom}) only while one waits, so a
  * release costs one volatile read of {@code blockedCallers} when nobody does. A waiter counts
- * itself in before its first try and re-tries after every wake-up or timeout.
+ * itself in before its first try and re-tries after every wake-up, and at least every {@link
+ * #RELOOK_NANOS} (a release's count and its read of the waiters are not fenced against each
+ * other, so a wake-up can be missed; the re-look keeps that from costing more than a
+ * millisecond).
  *
  * <p><b>Shedding's state</b> ({@link #aboveTargetSince}) lives here too, because only admission
  * acts on it; it is racy by design (see the field).
@@ -105,11 +108,21 @@ final class Admission {
   private volatile int blockedCallers;
 
   /**
+   * How long a caller waiting for room sleeps at most before it looks again. A release counts its
+   * slot with a release store and then reads {@code blockedCallers}: the two may be reordered (a
+   * store, then a load of another variable), so a release can miss a caller that just counted
+   * itself in and found no room; the caller's own re-look bounds that to this long instead of its
+   * whole timeout ({@code CoreTruthTest.aCallerWaitingForRoomGetsItWithoutBeingTold}).
+   */
+  static final long RELOOK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1);
+
+  /**
    * Block-caller: takes a slot, waiting up to {@code nanos} for one; true once it has one. False
    * when the time is up, when {@code accepting} turns false (checked before every try), or on an
    * interrupt (its status is restored).
    */
   boolean awaitRoom(IntSupplier limit, BooleanSupplier accepting, long nanos) {
+    long deadline = System.nanoTime() + nanos;
     roomLock.lock();
     try {
       blockedCallers++;
@@ -121,10 +134,11 @@ final class Admission {
           if (tryAdmit(limit.getAsInt())) {
             return true;
           }
-          if (nanos <= 0) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
             return false;
           }
-          nanos = roomFreed.awaitNanos(nanos);
+          roomFreed.awaitNanos(Math.min(left, RELOOK_NANOS));
         }
       } finally {
         blockedCallers--;

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -330,6 +331,28 @@ class CoreTruthTest {
     assertTerminates(lane);
     assertThat(lane.queued()).isZero();
     assertThat(lane.running()).isZero();
+  }
+
+  /**
+   * A release counts its slot (a release store) and then looks for callers waiting for room (a
+   * volatile read): the two may be reordered, so a caller that counted itself in meanwhile and
+   * found no room is not told. Done here without the race: the slot is given back with no signal
+   * at all, as such a release gives it. Before the waiter re-looked on its own, it slept its whole
+   * timeout (here 10 minutes) beside a free slot, and then was refused BLOCK_TIMEOUT.
+   */
+  @Test
+  void aCallerWaitingForRoomGetsItWithoutBeingTold() throws Exception {
+    Admission admission = new Admission(new TimingBook(2, Long.MAX_VALUE, 0));
+    assertThat(admission.tryAdmit(1)).isTrue(); // the one slot is taken
+    AtomicBoolean admitted = new AtomicBoolean();
+    Thread caller = Thread.ofPlatform().name("blocked-caller").start(() -> admitted.set(
+        admission.awaitRoom(() -> 1, () -> true, TimeUnit.MINUTES.toNanos(10))));
+    Awaitility.await().until(() -> caller.getState() == Thread.State.TIMED_WAITING);
+    admission.release(null); // counted, nobody told
+    caller.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(caller.isAlive()).as("the caller still waits beside a free slot").isFalse();
+    assertThat(admitted).isTrue();
+    assertThat(admission.unfinished()).isEqualTo(1);
   }
 
   // ------------------------------------------------------------------ room under many producers
