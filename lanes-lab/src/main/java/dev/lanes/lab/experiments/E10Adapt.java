@@ -63,8 +63,11 @@ public final class E10Adapt implements Experiment {
    * A tenth of the target. Shedding starts once the head has waited more than the target for a
    * whole interval; the queue then holds about (target + interval) × arrival rate tasks, and the
    * last one admitted waits that many ÷ the service rate: (100 + 10) ms × 1.4 ≈ 155 ms at 1.4×
-   * capacity, under twice the target, with room for the limit's dips below the capacity. (CoDel's
-   * 5 ms / 100 ms are for packets, not 100 ms calls; with 25 ms the lab measured 217 ms.)
+   * capacity while the limit holds at the capacity. Measured, the p99 of admitted waits is higher:
+   * 194, 198 and 204 ms in three quiet full runs (2026-11-25), right at the goal's bound of twice
+   * the target — the limit's dips below the capacity take the rest, and the goal misses now and
+   * then. (CoDel's 5 ms / 100 ms are for packets, not 100 ms calls; with 25 ms the lab measured
+   * 217 ms.)
    */
   private static final Duration SHED_INTERVAL = Duration.ofMillis(10);
   /** Half the downstream's capacity: the adaptive lane has to find the rest. */
