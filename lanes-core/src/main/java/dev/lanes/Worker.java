@@ -433,9 +433,9 @@ final class Worker implements Runnable {
   /**
    * Padding laid out before a {@link TaskRun}'s fields (a superclass's fields come first): a
    * worker writes its run's fields on every task, and the object allocated just before it may be
-   * another thread's (measured: without this, a virtual lane's fast forks ran ≈ 5 % slower and
-   * more of its forks fell into the slow mode, see BENCHMARKS.md). The int fills the slot after
-   * the object header, which a subclass's field could otherwise take.
+   * written by another thread (measured: without this, a virtual lane's fast forks ran ≈ 5 %
+   * slower than before the run had an object of its own, with it 2.6 %; see BENCHMARKS.md). The
+   * int fills the slot after the object header, which a subclass's field could otherwise take.
    */
   @SuppressWarnings("unused")
   abstract static class TaskRunPadding {
