@@ -1,0 +1,127 @@
+package dev.lanes.agent;
+
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The agent's options, from {@code -javaagent:lanes-agent.jar=opt1,opt2=value,...}. Each is
+ * validated; a bad one makes {@link #parse} throw {@link BadOption} with one line naming the
+ * option, the accepted values and the value given, and the agent stays off.
+ */
+final class AgentOptions {
+  /** The accepted options, as {@code --help} and the error for an unknown option list them. */
+  static final String ACCEPTED = "table, table-file=PATH, deadlock-check=DURATION (10ms..10s,"
+      + " default 200ms), blocking-warn=DURATION (10ms..1h, default 1s), saturated-warn=DURATION"
+      + " (1s..24h, default 10s), max-pools=N (1..10000, default 100), max-stamps=N"
+      + " (1024..100000000, default 1000000), verbose";
+
+  boolean tableAtExit;
+  Path tableFile;
+  long deadlockCheckNanos = 200_000_000L;
+  long blockingWarnNanos = 1_000_000_000L;
+  long saturatedWarnNanos = 10_000_000_000L;
+  long sweepAgeNanos = 10_000_000_000L;
+  int maxPools = 100;
+  int maxStamps = 1_000_000;
+  boolean verbose;
+  /** Loaded into a running JVM ({@code agentmain}), not from the command line. */
+  boolean attached;
+
+  /** One line naming the bad option; the agent does not start. */
+  static final class BadOption extends Exception {
+    BadOption(String message) {
+      super(message);
+    }
+  }
+
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+
+  static AgentOptions parse(String args) throws BadOption {
+    AgentOptions o = new AgentOptions();
+    if (args == null || args.isBlank()) {
+      return o;
+    }
+    for (String part : args.split(",")) {
+      String item = part.trim();
+      if (item.isEmpty()) {
+        continue;
+      }
+      int eq = item.indexOf('=');
+      String name = eq < 0 ? item : item.substring(0, eq).trim();
+      String value = eq < 0 ? null : item.substring(eq + 1).trim();
+      switch (name) {
+        case "table" -> o.tableAtExit = flag(name, value);
+        case "verbose" -> o.verbose = flag(name, value);
+        case "table-file" -> {
+          if (value == null || value.isEmpty()) {
+            throw new BadOption("option \"table-file\" needs a path (table-file=PATH)");
+          }
+          o.tableFile = Path.of(value);
+        }
+        case "deadlock-check" -> o.deadlockCheckNanos = duration(name, value, 10, 10_000, "200ms");
+        case "blocking-warn" -> o.blockingWarnNanos = duration(name, value, 10, 3_600_000, "1s");
+        case "saturated-warn" -> o.saturatedWarnNanos = duration(name, value, 1_000, 86_400_000, "10s");
+        case "max-pools" -> o.maxPools = number(name, value, 1, 10_000);
+        case "max-stamps" -> o.maxStamps = number(name, value, 1024, 100_000_000);
+        default -> throw new BadOption("unknown option \"" + name + "\"; accepted: " + ACCEPTED);
+      }
+    }
+    return o;
+  }
+
+  private static boolean flag(String name, String value) throws BadOption {
+    if (value == null || value.equals("true")) {
+      return true;
+    }
+    if (value.equals("false")) {
+      return false;
+    }
+    throw new BadOption("option \"" + name + "\" takes no value (or true/false), was \"" + value + "\"");
+  }
+
+  private static long duration(String name, String value, long minMs, long maxMs, String example)
+      throws BadOption {
+    Matcher m = DURATION.matcher(value == null ? "" : value);
+    String range = fmt(minMs) + ".." + fmt(maxMs);
+    if (!m.matches()) {
+      throw new BadOption("option \"" + name + "\" must be a duration like " + example
+          + " (units ms, s, m, h) between " + range + ", was \"" + (value == null ? "" : value) + "\"");
+    }
+    long n = Long.parseLong(m.group(1));
+    long ms = switch (m.group(2)) {
+      case "ms" -> n;
+      case "s" -> n * 1_000;
+      case "m" -> n * 60_000;
+      default -> n * 3_600_000;
+    };
+    if (ms < minMs || ms > maxMs) {
+      throw new BadOption("option \"" + name + "\" must be between " + range + ", was \"" + value + "\"");
+    }
+    return ms * 1_000_000L;
+  }
+
+  private static String fmt(long ms) {
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    return ms % 1_000 == 0 ? ms / 1_000 + "s" : ms + "ms";
+  }
+
+  private static int number(String name, String value, int min, int max) throws BadOption {
+    try {
+      int n = Integer.parseInt(value == null ? "" : value.replace("_", ""));
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message
+    }
+    throw new BadOption(String.format(Locale.ROOT, "option \"%s\" must be a whole number between %d"
+        + " and %d, was \"%s\"", name, min, max, value == null ? "" : value));
+  }
+}

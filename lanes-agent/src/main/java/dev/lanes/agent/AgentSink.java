@@ -1,0 +1,195 @@
+package dev.lanes.agent;
+
+import dev.lanes.agent.bootstrap.PoolSink;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The agent's side of the hooks: stamps a task when it is handed to a pool, and times it when a
+ * worker runs it.
+ *
+ * <p>Queue wait is start minus stamp, exact for every task stamped by {@code execute}; a
+ * scheduled pool's task counts from its due time (it was not late before it was due); a task
+ * queued before the agent was attached, or past the stamp table's bound, has an unknown wait and
+ * is counted as such. Run time is the task's {@code run()} call alone, whatever the pool's
+ * {@code beforeExecute}/{@code afterExecute} do. CPU time is read on one task in {@value
+ * RunSlot#CPU_SAMPLE_EVERY} per thread.
+ *
+ * <p><b>Concurrency design.</b> No lock is held across a call into the application. The stamp
+ * table locks one stripe per call; a worker's {@link RunSlot} is its own (see there); the pools'
+ * registry is locked only when a pool is made or a thread runs its first task for a pool.
+ */
+final class AgentSink implements PoolSink {
+  private static final String SCHEDULED_TASK =
+      "java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask";
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final boolean CPU = cpuSupported();
+
+  final StampTable stamps;
+  final Pools pools;
+  private final ThreadLocal<RunSlot> slots = new ThreadLocal<>();
+  /** Attached only: {@link #NEW_WORKER}, or the token of the task a hook-timed worker runs. */
+  private final ThreadLocal<Object> hookTokens = new ThreadLocal<>();
+  private static final Object NEW_WORKER = new Object();
+  /** Tasks not stamped because the table was full. */
+  final java.util.concurrent.atomic.LongAdder unstamped = new java.util.concurrent.atomic.LongAdder();
+
+  AgentSink(StampTable stamps, Pools pools) {
+    this.stamps = stamps;
+    this.pools = pools;
+  }
+
+  private static boolean cpuSupported() {
+    try {
+      if (!THREADS.isCurrentThreadCpuTimeSupported()) {
+        return false;
+      }
+      if (!THREADS.isThreadCpuTimeEnabled()) {
+        THREADS.setThreadCpuTimeEnabled(true);
+      }
+      return THREADS.getCurrentThreadCpuTime() >= 0;
+    } catch (UnsupportedOperationException | SecurityException e) {
+      return false;
+    }
+  }
+
+  @Override public void created(Object pool) {
+    pools.recordFor(pool, true);
+  }
+
+  @Override public void submitted(Object pool, Object task) {
+    if (task == null) {
+      return; // execute throws NullPointerException itself
+    }
+    if (!stamps.put(task, pool, System.nanoTime())) {
+      unstamped.increment();
+    }
+  }
+
+  @Override public void notAccepted(Object pool, Object task, Throwable thrown) {
+    if (task == null) {
+      return;
+    }
+    stamps.take(task);
+    if (PoolKind.of(pool) == PoolKind.TOMCAT) {
+      // Tomcat retries a refused task on its own queue; only what reaches the caller is refused.
+      pools.recordFor(pool, false).rejected.increment();
+    }
+  }
+
+  @Override public long rejecting(Object pool, Object task) {
+    return task == null ? StampTable.NONE : stamps.take(task);
+  }
+
+  @Override public void rejected(Object pool, Object task, long stamp, Throwable thrown) {
+    boolean tomcat = PoolKind.of(pool) == PoolKind.TOMCAT;
+    if (thrown != null && stamp != StampTable.NONE && task != null) {
+      stamps.put(task, pool, stamp); // the caller may still queue it (Tomcat); execute's exit drops it
+    }
+    if (thrown == null || !tomcat) {
+      pools.recordFor(pool, false).rejected.increment();
+    }
+  }
+
+  @Override public void removed(Object pool, Object task) {
+    if (task != null) {
+      stamps.take(task);
+    }
+  }
+
+  @Override public void drained(Object pool, List<?> tasks) {
+    for (Object t : tasks) {
+      if (t != null) {
+        stamps.take(t);
+      }
+    }
+  }
+
+  @Override public Object started(Object pool, Object task) {
+    RunSlot slot = slots.get();
+    if (slot == null || slot.pool != pool) {
+      slot = bind(pool);
+    }
+    long now = System.nanoTime();
+    long stamp = stamps.take(task);
+    long wait = stamp != StampTable.NONE ? Math.max(0, now - stamp) : scheduledWait(task);
+    if (slot.depth++ > 0) {
+      return new Nested(slot, task, now, wait);
+    }
+    slot.started = now;
+    slot.waited = wait;
+    if (CPU && ++slot.tasksSinceCpu >= RunSlot.CPU_SAMPLE_EVERY) {
+      slot.tasksSinceCpu = 0;
+      slot.cpuStart = THREADS.getCurrentThreadCpuTime();
+    } else {
+      slot.cpuStart = RunSlot.UNKNOWN;
+    }
+    slot.begin(task, now);
+    return slot;
+  }
+
+  @Override public void ended(Object token, Throwable failure) {
+    long end = System.nanoTime();
+    if (token instanceof RunSlot slot) {
+      slot.clear();
+      slot.depth--;
+      if (slot.cpuStart != RunSlot.UNKNOWN) {
+        long cpu = THREADS.getCurrentThreadCpuTime() - slot.cpuStart;
+        slot.cpuNanos = slot.cpuNanos + Math.max(0, cpu);
+        slot.cpuTasks = slot.cpuTasks + 1;
+      }
+      slot.append(slot.waited, end - slot.started, failure != null);
+    } else if (token instanceof Nested n) {
+      n.slot.depth--;
+      n.slot.append(n.waited(), end - n.start(), failure != null);
+    }
+  }
+
+  @Override public void workerEntered() {
+    hookTokens.set(NEW_WORKER);
+  }
+
+  @Override public void beforeExecute(Object pool, Object task) {
+    if (hookTokens.get() != NEW_WORKER) {
+      hookTokens.set(started(pool, task));
+    }
+  }
+
+  @Override public void afterExecute(Object pool, Object task, Throwable failure) {
+    Object token = hookTokens.get();
+    if (token != null && token != NEW_WORKER) {
+      hookTokens.remove();
+      ended(token, failure);
+    }
+  }
+
+  /** A scheduled pool's task waits from its due time; any other unstamped task's wait is unknown. */
+  private static long scheduledWait(Object task) {
+    if (task.getClass().getName().equals(SCHEDULED_TASK)) {
+      long delay = ((java.util.concurrent.Delayed) task).getDelay(TimeUnit.NANOSECONDS);
+      return delay < 0 ? -delay : 0;
+    }
+    return RunSlot.UNKNOWN;
+  }
+
+  private RunSlot bind(Object pool) {
+    PoolRecord record = pools.recordFor(pool, false);
+    Thread me = Thread.currentThread();
+    for (RunSlot s : record.slots) {
+      if (s.owner == me && s.pool == pool) {
+        slots.set(s);
+        return s;
+      }
+    }
+    pools.nameAfterThread(record, me.getName());
+    RunSlot s = new RunSlot(me, pool, record);
+    record.slots.add(s);
+    slots.set(s);
+    return s;
+  }
+
+  /** A task run inside another task on the same thread (a pool whose tasks help run others). */
+  private record Nested(RunSlot slot, Object task, long start, long waited) {}
+}

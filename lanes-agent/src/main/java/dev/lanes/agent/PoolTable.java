@@ -1,0 +1,110 @@
+package dev.lanes.agent;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The one-screen table of every pool the agent saw (and, as tab-separated values, the same figures
+ * for scripts and the tests). Times are in milliseconds; a dash means no task has given the figure.
+ */
+final class PoolTable {
+  private PoolTable() {}
+
+  /** One row's figures. */
+  record Row(PoolRecord.Snapshot s, int threads, int maxThreads, int queued) {}
+
+  static List<Row> rows(Pools pools, long now) {
+    Map<PoolRecord, Object> live = new java.util.IdentityHashMap<>();
+    for (Map.Entry<Object, PoolRecord> e : pools.livePools()) {
+      live.put(e.getValue(), e.getKey());
+    }
+    List<Row> rows = new ArrayList<>();
+    for (PoolRecord r : pools.all()) {
+      PoolRecord.Snapshot s = r.snapshot(now);
+      Object pool = live.get(r);
+      int threads = -1;
+      int max = -1;
+      int queued = -1;
+      if (pool != null && r.view != PoolView.NONE) {
+        threads = r.view.threads(pool);
+        max = r.view.maxThreads(pool);
+        queued = r.view.queued(pool);
+      }
+      rows.add(new Row(s, threads, max, queued));
+    }
+    return rows;
+  }
+
+  static final String[] COLUMNS = {"pool", "kind", "threads", "queued", "tasks", "failed",
+      "rejected", "wait_p50_ms", "wait_p99_ms", "wait_max_ms", "run_p50_ms", "run_p99_ms",
+      "run_max_ms", "cpu_per_task_ms", "unknown_wait", "state", "saturated_s", "wait_mean_ms",
+      "run_mean_ms"};
+
+  static String text(List<Row> rows, String header) {
+    StringBuilder b = new StringBuilder(header).append('\n');
+    String fmt = "%-32s %-24s %9s %7s %11s %7s %8s %9s %9s %9s %9s %9s %9s %8s %-10s %9s%n";
+    b.append(String.format(Locale.ROOT, fmt, "pool", "kind", "threads", "queued", "tasks", "failed",
+        "rejected", "wait p50", "p99", "max", "run p50", "p99", "max", "cpu/task", "state",
+        "saturated"));
+    for (Row r : rows) {
+      PoolRecord.Snapshot s = r.s;
+      b.append(String.format(Locale.ROOT, fmt, clip(s.name(), 32), clip(s.kind().label, 24),
+          r.threads < 0 ? "-" : r.maxThreads > 0 && r.maxThreads < 1_000_000
+              ? r.threads + "/" + r.maxThreads : String.valueOf(r.threads),
+          r.queued < 0 ? "-" : String.valueOf(r.queued), String.format(Locale.ROOT, "%,d", s.ended()),
+          String.valueOf(s.failed()), String.valueOf(s.rejected()),
+          ms(s.waits(), 50), ms(s.waits(), 99), max(s.waits()), ms(s.runs(), 50), ms(s.runs(), 99),
+          max(s.runs()), s.cpuTasks() == 0 ? "-" : fmtMs((double) s.cpuNanos() / s.cpuTasks()),
+          s.state(), String.format(Locale.ROOT, "%.1f s", s.saturatedNanos() / 1e9)));
+    }
+    b.append("times in ms: wait = queued until started, run = the task's run() alone; cpu/task"
+        + " sampled on 1 task in " + RunSlot.CPU_SAMPLE_EVERY + " per thread\n");
+    return b.toString();
+  }
+
+  static String tsv(List<Row> rows) {
+    StringBuilder b = new StringBuilder(String.join("\t", COLUMNS)).append('\n');
+    for (Row r : rows) {
+      PoolRecord.Snapshot s = r.s;
+      b.append(String.join("\t", s.name(), s.kind().name(), String.valueOf(r.threads),
+          String.valueOf(r.queued), String.valueOf(s.ended()), String.valueOf(s.failed()),
+          String.valueOf(s.rejected()), raw(s.waits(), 50), raw(s.waits(), 99), rawMax(s.waits()),
+          raw(s.runs(), 50), raw(s.runs(), 99), rawMax(s.runs()),
+          s.cpuTasks() == 0 ? "" : String.valueOf((double) s.cpuNanos() / s.cpuTasks() / 1e6),
+          String.valueOf(s.ended() - s.waitedTasks()), s.state().name(),
+          String.valueOf(s.saturatedNanos() / 1e9),
+          s.waitedTasks() == 0 ? "" : String.valueOf((double) s.waitSum() / s.waitedTasks() / 1e6),
+          s.ended() == 0 ? "" : String.valueOf((double) s.runSum() / s.ended() / 1e6))).append('\n');
+    }
+    return b.toString();
+  }
+
+  private static String clip(String s, int n) {
+    return s.length() <= n ? s : s.substring(0, n - 1) + "…";
+  }
+
+  private static String ms(Histogram h, double p) {
+    return h.getTotalCount() == 0 ? "-" : fmtMs(h.getValueAtPercentile(p));
+  }
+
+  private static String max(Histogram h) {
+    return h.getTotalCount() == 0 ? "-" : fmtMs(h.getMaxValue());
+  }
+
+  private static String raw(Histogram h, double p) {
+    return h.getTotalCount() == 0 ? "" : String.valueOf(h.getValueAtPercentile(p) / 1e6);
+  }
+
+  private static String rawMax(Histogram h) {
+    return h.getTotalCount() == 0 ? "" : String.valueOf(h.getMaxValue() / 1e6);
+  }
+
+  private static String fmtMs(double nanos) {
+    double ms = nanos / 1e6;
+    return ms >= 100 ? String.format(Locale.ROOT, "%.0f", ms)
+        : ms >= 1 ? String.format(Locale.ROOT, "%.1f", ms) : String.format(Locale.ROOT, "%.3f", ms);
+  }
+}

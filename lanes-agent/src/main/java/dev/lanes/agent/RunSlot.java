@@ -1,0 +1,123 @@
+package dev.lanes.agent;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One worker thread's timing of the tasks it runs for one pool: the task running now (for the
+ * watchdog's deadlock and blocking checks) and a ring of finished tasks' (wait, run) pairs that
+ * the pool's record drains into its histograms.
+ *
+ * <p><b>Concurrency design.</b> A single writer, the owner thread, appends samples and publishes
+ * them with a release store of {@link #written}; readers drain under the record's monitor
+ * (serialising the watchdog and the owner, which drains its own ring when it is full) and publish
+ * what they consumed with a release store of {@link #read}. The task running now is published the
+ * same way ({@link #current} after {@link #currentStart}), so a reader that sees a task sees when
+ * it started. Counts are exact once drained; a reader sees finished tasks at most one drain late.
+ */
+final class RunSlot {
+  /** Ring size: a worker drains its own ring when it fills between two watchdog ticks. */
+  static final int CAPACITY = 256;
+  private static final int MASK = CAPACITY - 1;
+  /** One task in this many (per thread) has its CPU time measured (a thread-CPU read costs ~1 µs). */
+  static final int CPU_SAMPLE_EVERY = 32;
+  static final long UNKNOWN = -1;
+
+  private static final VarHandle WRITTEN;
+  private static final VarHandle READ;
+  private static final VarHandle CURRENT;
+  private static final VarHandle CURRENT_START;
+
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      WRITTEN = l.findVarHandle(RunSlot.class, "written", long.class);
+      READ = l.findVarHandle(RunSlot.class, "read", long.class);
+      CURRENT = l.findVarHandle(RunSlot.class, "current", Object.class);
+      CURRENT_START = l.findVarHandle(RunSlot.class, "currentStart", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final Thread owner;
+  final Object pool;
+  final PoolRecord record;
+  private final long[] waits = new long[CAPACITY];
+  private final long[] runs = new long[CAPACITY];
+  @SuppressWarnings("unused") private long written; // through WRITTEN
+  @SuppressWarnings("unused") private long read; // through READ
+  @SuppressWarnings("unused") private Object current; // through CURRENT
+  @SuppressWarnings("unused") private long currentStart; // through CURRENT_START
+
+  // Owner thread only.
+  int depth;
+  long started;
+  long waited;
+  long cpuStart = UNKNOWN;
+  int tasksSinceCpu;
+  /** Tasks whose CPU time was measured, and their CPU time; owner writes, readers read racily. */
+  volatile long cpuTasks;
+  volatile long cpuNanos;
+
+  RunSlot(Thread owner, Object pool, PoolRecord record) {
+    this.owner = owner;
+    this.pool = pool;
+    this.record = record;
+  }
+
+  /** Owner: publishes the task it is about to run. */
+  void begin(Object task, long start) {
+    CURRENT_START.setOpaque(this, start);
+    CURRENT.setRelease(this, task);
+  }
+
+  /** Owner: the task ended. */
+  void clear() {
+    CURRENT.setRelease(this, null);
+  }
+
+  /** Any thread: the task running now, or null. */
+  Object current() {
+    return CURRENT.getAcquire(this);
+  }
+
+  /** Any thread, after {@link #current()} returned non-null: when that task started. */
+  long currentStart() {
+    return (long) CURRENT_START.getOpaque(this);
+  }
+
+  /**
+   * Owner: records a finished task ({@code wait} {@link #UNKNOWN} when it was never stamped; a
+   * failed task's run time is stored as {@code -run - 1}).
+   */
+  void append(long wait, long run, boolean failed) {
+    long w = written;
+    if (w - (long) READ.getAcquire(this) >= CAPACITY) {
+      record.drain(this);
+    }
+    int i = (int) (w & MASK);
+    waits[i] = wait;
+    runs[i] = failed ? -run - 1 : run;
+    WRITTEN.setRelease(this, w + 1);
+  }
+
+  /** Under the record's monitor: hands every published sample to {@code into}; returns how many. */
+  int drainTo(SampleSink into) {
+    long r = read;
+    long w = (long) WRITTEN.getAcquire(this);
+    for (long k = r; k < w; k++) {
+      int i = (int) (k & MASK);
+      long run = runs[i];
+      boolean failed = run < 0;
+      into.sample(waits[i], failed ? -run - 1 : run, failed);
+    }
+    READ.setRelease(this, w);
+    return (int) (w - r);
+  }
+
+  /** Receives drained samples. */
+  interface SampleSink {
+    void sample(long wait, long run, boolean failed);
+  }
+}

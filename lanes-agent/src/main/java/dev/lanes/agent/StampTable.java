@@ -1,0 +1,201 @@
+package dev.lanes.agent;
+
+import java.util.function.BiPredicate;
+
+/**
+ * When each queued task was handed to its pool: a map from the application's task object, by
+ * identity, to the {@code nanoTime} of its {@code execute}, without touching or wrapping the task
+ * (so {@code getQueue()}, {@code remove(task)} and {@code shutdownNow()} still see the
+ * application's own objects).
+ *
+ * <p>An open-addressing identity table split into {@value #STRIPES} stripes, each guarded by its
+ * own monitor; a producer and a worker usually touch different stripes. The same object queued
+ * twice before it starts (a shared {@code Runnable}) has two entries, taken oldest first. Keys are
+ * strong references: every entry is removed when its task starts, is removed from the queue,
+ * returned by {@code shutdownNow}, or refused; an entry whose task left the queue another way (a
+ * handler's {@code poll}, {@code getQueue().clear()}) is dropped by {@link #sweep} once it is
+ * older than the sweep age. At most {@code maxEntries} are held: past that, a task is not stamped
+ * (its wait is then unknown and counted as such), so the table's memory is bounded.
+ *
+ * <p><b>Concurrency design.</b> All of a stripe's arrays are read and written under the stripe's
+ * monitor only; {@link #size} is the sum of the stripes' sizes read without locks (approximate).
+ */
+final class StampTable {
+  static final long NONE = Long.MIN_VALUE;
+  private static final int STRIPES = 64;
+  private static final int INITIAL = 16;
+
+  private final Stripe[] stripes = new Stripe[STRIPES];
+  private final int maxPerStripe;
+
+  StampTable(int maxEntries) {
+    int per = Math.max(INITIAL / 2, maxEntries / STRIPES);
+    this.maxPerStripe = per;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new Stripe();
+    }
+  }
+
+  private static int hash(Object task) {
+    int h = System.identityHashCode(task) * 0x9E3779B9; // spread: the stripe takes the top bits
+    return h ^ (h >>> 16);
+  }
+
+  private Stripe stripe(int h) {
+    return stripes[(h >>> 26) & (STRIPES - 1)];
+  }
+
+  /** Stamps {@code task} with {@code nanos} for {@code pool}; false if the table is full. */
+  boolean put(Object task, Object pool, long nanos) {
+    int h = hash(task);
+    Stripe s = stripe(h);
+    synchronized (s) {
+      return s.put(task, pool, h, nanos, maxPerStripe);
+    }
+  }
+
+  /** Removes and returns the oldest stamp of {@code task}, or {@link #NONE}. */
+  long take(Object task) {
+    int h = hash(task);
+    Stripe s = stripe(h);
+    synchronized (s) {
+      return s.take(task, h);
+    }
+  }
+
+  /** The oldest stamp of {@code task}, left in place, or {@link #NONE}. */
+  long peek(Object task) {
+    int h = hash(task);
+    Stripe s = stripe(h);
+    synchronized (s) {
+      int i = s.find(task, h);
+      return i < 0 ? NONE : s.stamps[i];
+    }
+  }
+
+  /** Entries held (approximate under concurrent use). */
+  int size() {
+    int n = 0;
+    for (Stripe s : stripes) {
+      n += s.size;
+    }
+    return n;
+  }
+
+  /**
+   * Drops every entry stamped before {@code olderThan} for which {@code stillQueued(task, pool)}
+   * is false; returns how many were dropped. {@code stillQueued} is called under a stripe's lock:
+   * it must not call back into this table.
+   */
+  int sweep(long olderThan, BiPredicate<Object, Object> stillQueued) {
+    int dropped = 0;
+    for (Stripe s : stripes) {
+      synchronized (s) {
+        for (int i = 0; i < s.keys.length; ) {
+          Object k = s.keys[i];
+          if (k != null && s.stamps[i] - olderThan < 0 && !stillQueued.test(k, s.pools[i])) {
+            s.removeAt(i); // shifts a later entry into i: look at i again
+            dropped++;
+          } else {
+            i++;
+          }
+        }
+      }
+    }
+    return dropped;
+  }
+
+  /** One stripe: linear probing with backward-shift deletion (no tombstones). */
+  private static final class Stripe {
+    Object[] keys = new Object[INITIAL];
+    Object[] pools = new Object[INITIAL];
+    int[] hashes = new int[INITIAL];
+    long[] stamps = new long[INITIAL];
+    volatile int size;
+
+    boolean put(Object task, Object pool, int h, long nanos, int max) {
+      if (size >= max) {
+        return false;
+      }
+      if ((size + 1) * 2 > keys.length) {
+        grow();
+      }
+      int mask = keys.length - 1;
+      int i = h & mask;
+      while (keys[i] != null) {
+        i = (i + 1) & mask;
+      }
+      keys[i] = task;
+      pools[i] = pool;
+      hashes[i] = h;
+      stamps[i] = nanos;
+      size = size + 1;
+      return true;
+    }
+
+    int find(Object task, int h) {
+      int mask = keys.length - 1;
+      for (int i = h & mask; keys[i] != null; i = (i + 1) & mask) {
+        if (keys[i] == task) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    long take(Object task, int h) {
+      int i = find(task, h);
+      if (i < 0) {
+        return NONE;
+      }
+      long stamp = stamps[i];
+      removeAt(i);
+      return stamp;
+    }
+
+    void removeAt(int i) {
+      int mask = keys.length - 1;
+      int hole = i;
+      for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
+        int home = hashes[j] & mask;
+        // Move j into the hole unless its home lies cyclically in (hole, j].
+        boolean homeBetween = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+        if (!homeBetween) {
+          keys[hole] = keys[j];
+          pools[hole] = pools[j];
+          hashes[hole] = hashes[j];
+          stamps[hole] = stamps[j];
+          hole = j;
+        }
+      }
+      keys[hole] = null;
+      pools[hole] = null;
+      size = size - 1;
+    }
+
+    private void grow() {
+      Object[] oldKeys = keys;
+      Object[] oldPools = pools;
+      int[] oldHashes = hashes;
+      long[] oldStamps = stamps;
+      int n = oldKeys.length * 2;
+      keys = new Object[n];
+      pools = new Object[n];
+      hashes = new int[n];
+      stamps = new long[n];
+      int mask = n - 1;
+      for (int k = 0; k < oldKeys.length; k++) {
+        if (oldKeys[k] != null) {
+          int i = oldHashes[k] & mask;
+          while (keys[i] != null) {
+            i = (i + 1) & mask;
+          }
+          keys[i] = oldKeys[k];
+          pools[i] = oldPools[k];
+          hashes[i] = oldHashes[k];
+          stamps[i] = oldStamps[k];
+        }
+      }
+    }
+  }
+}

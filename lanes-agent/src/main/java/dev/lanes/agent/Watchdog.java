@@ -1,0 +1,350 @@
+package dev.lanes.agent;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The agent's one thread, {@code lanes-agent} (a daemon): every tick it drains each pool's
+ * finished tasks, judges its health, looks for a starvation deadlock in each thread pool and for
+ * blocking calls on the threads that must not block, and now and then drops the stamps of tasks
+ * that left a queue unseen.
+ *
+ * <p><b>A starvation deadlock in a plain pool</b> is reported when every thread of the pool runs
+ * a task that waits, with no timeout, on a task queued in the same pool ({@code
+ * submit(..).get()}: the FutureTask is the waiting thread's park blocker; {@code
+ * CompletableFuture.runAsync(.., pool).join()}: the thread is among the waiters of the queued
+ * task's future), and the same threads still wait on the same tasks one detection period later. A
+ * thread that is idle, runs, sleeps, waits with a timeout or waits on anything else means no
+ * deadlock. Evidence: each thread's stack.
+ *
+ * <p><b>Concurrency design.</b> Only this thread judges health and runs the checks, so their
+ * state needs no lock; it reads the pools' slots and queues as racy snapshots and asks for every
+ * finding to hold twice before it speaks.
+ */
+final class Watchdog implements Runnable {
+  private final Pools pools;
+  private final StampTable stamps;
+  private final AgentOptions options;
+  private final Warnings warnings;
+  private final long tickNanos;
+  /** Per pool: the deadlock evidence seen at the last tick, and since when. */
+  private final Map<PoolRecord, Suspect> suspects = new IdentityHashMap<>();
+  private long lastSweep = System.nanoTime();
+  private volatile boolean stopped;
+
+  Watchdog(Pools pools, StampTable stamps, AgentOptions options, Warnings warnings) {
+    this.pools = pools;
+    this.stamps = stamps;
+    this.options = options;
+    this.warnings = warnings;
+    this.tickNanos = Math.max(10_000_000L, Math.min(100_000_000L, options.deadlockCheckNanos / 2));
+  }
+
+  Thread start() {
+    Thread t = new Thread(this, "lanes-agent");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  void stop() {
+    stopped = true;
+  }
+
+  @Override public void run() {
+    while (!stopped) {
+      try {
+        tick(System.nanoTime());
+      } catch (Throwable t) {
+        // A bug of ours must not end the checks, nor reach the application.
+        warnings.warnOnce(Warnings.Kind.INSTRUMENTATION, "watchdog", "",
+            "the watchdog met an internal error and goes on (please report it): " + t, "");
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
+    }
+  }
+
+  void tick(long now) {
+    PoolHealth.State[] from = new PoolHealth.State[1];
+    for (Map.Entry<Object, PoolRecord> e : pools.livePools()) {
+      Object pool = e.getKey();
+      PoolRecord r = e.getValue();
+      long[] sums = r.sums();
+      long oldest = oldestQueuedNanos(r, pool, now);
+      from[0] = null;
+      PoolHealth.State before = r.health.state();
+      PoolHealth.State state = r.health.judge(now, sums[0], sums[1], sums[2], sums[3],
+          r.rejected.sum(), oldest, from);
+      if (from[0] != null) {
+        AgentEvents.health(r.name(), from[0].name(), state.name(), r.health.why);
+      }
+      if (r.kind.isThreadPool()) {
+        checkDeadlock(pool, r, now);
+      }
+      if (r.kind.mustNotBlock()) {
+        checkBlocking(r, now);
+      }
+      if (state != PoolHealth.State.OK && state != PoolHealth.State.DEADLOCKED
+          && before == state && r.health.inStateNanos(now) > options.saturatedWarnNanos) {
+        warnSaturated(r, now);
+      }
+    }
+    if (now - lastSweep > options.sweepAgeNanos) {
+      lastSweep = now;
+      sweep(now);
+    }
+  }
+
+  /** The age of the task at the head of the queue, from its stamp (0 if none or unknown). */
+  private long oldestQueuedNanos(PoolRecord r, Object pool, long now) {
+    Object head;
+    try {
+      head = r.view.head(pool);
+    } catch (RuntimeException e) {
+      return 0;
+    }
+    if (head == null) {
+      return 0;
+    }
+    long stamp = stamps.peek(head);
+    if (stamp != StampTable.NONE) {
+      return Math.max(0, now - stamp);
+    }
+    if (head instanceof java.util.concurrent.Delayed d
+        && head.getClass().getName().endsWith("ScheduledThreadPoolExecutor$ScheduledFutureTask")) {
+      long delay = d.getDelay(TimeUnit.NANOSECONDS);
+      return delay < 0 ? -delay : 0;
+    }
+    return 0;
+  }
+
+  // --- starvation deadlock in a plain pool ---------------------------------------------------
+
+  private record Suspect(Map<Thread, Object> waits, long since) {}
+
+  private void checkDeadlock(Object pool, PoolRecord r, long now) {
+    Map<Thread, Object> waits = proveStuck(pool, r);
+    if (waits == null) {
+      suspects.remove(r);
+      if (r.health.state() == PoolHealth.State.DEADLOCKED) {
+        PoolHealth.State[] from = new PoolHealth.State[1];
+        r.health.deadlocked(false, now, from);
+        AgentEvents.health(r.name(), "DEADLOCKED", r.health.state().name(), "no longer stuck");
+      }
+      return;
+    }
+    Suspect s = suspects.get(r);
+    if (s == null || !s.waits.equals(waits)) {
+      suspects.put(r, new Suspect(waits, now));
+      return;
+    }
+    if (now - s.since < options.deadlockCheckNanos || r.health.state() == PoolHealth.State.DEADLOCKED) {
+      return;
+    }
+    PoolHealth.State[] from = new PoolHealth.State[1];
+    r.health.deadlocked(true, now, from);
+    AgentEvents.health(r.name(), from[0] == null ? "?" : from[0].name(), "DEADLOCKED", "");
+    int queued = r.view.queued(pool);
+    String message = String.format(Locale.ROOT,
+        "starvation deadlock in pool \"%s\" (%s): all %d of its threads wait, with no timeout,"
+            + " on tasks queued behind them in the same pool (%d queued); nothing will run"
+            + " again. Give the nested tasks their own pool, or do not wait inside a task.",
+        r.name(), r.kind.label, waits.size(), queued);
+    warnings.warnOnce(Warnings.Kind.DEADLOCK, key(r), r.name(), message, stacks(waits.keySet()));
+  }
+
+  /**
+   * The pool's threads mapped to the queued task each waits on, if every thread of the pool waits
+   * on one; null otherwise.
+   */
+  private static Map<Thread, Object> proveStuck(Object pool, PoolRecord r) {
+    int threads = r.view.threads(pool);
+    if (threads <= 0 || r.view.queued(pool) == 0) {
+      return null;
+    }
+    List<RunSlot> busy = new ArrayList<>();
+    for (RunSlot s : r.slots) {
+      if (s.pool == pool && s.owner.isAlive() && s.current() != null) {
+        busy.add(s);
+      }
+    }
+    if (busy.size() < threads) {
+      return null; // an idle or starting thread will take the queued work
+    }
+    Map<Thread, Object> waits = new HashMap<>();
+    List<Thread> onCompletableFutures = new ArrayList<>();
+    for (RunSlot s : busy) {
+      FutureTask<?> f = JdkFutureWaits.awaitedFutureTask(s.owner);
+      if (f != null) {
+        waits.put(s.owner, f);
+      } else if (JdkFutureWaits.parkedOnCompletableFuture(s.owner)) {
+        onCompletableFutures.add(s.owner);
+      } else {
+        return null; // runs, sleeps, waits with a timeout or on something else
+      }
+    }
+    Collection<?> queued = r.view.queuedTasks(pool);
+    Set<Object> queuedSet = Collections.newSetFromMap(new IdentityHashMap<>());
+    queuedSet.addAll(queued);
+    for (Object f : waits.values()) {
+      if (!queuedSet.contains(f)) {
+        return null; // waits on a task that runs elsewhere, or is not queued here
+      }
+    }
+    if (!onCompletableFutures.isEmpty()) {
+      for (Object task : queued) {
+        Set<Thread> waiters = Collections.newSetFromMap(new IdentityHashMap<>());
+        JdkFutureWaits.waitersOfAsyncTask(task, waiters);
+        for (Thread t : waiters) {
+          if (onCompletableFutures.remove(t)) {
+            waits.put(t, task);
+          }
+        }
+      }
+      if (!onCompletableFutures.isEmpty()) {
+        return null; // waits on a future that is not a task queued here (or unreadable)
+      }
+    }
+    // The pool must not have gained a thread meanwhile (one that would take the queued work).
+    return r.view.threads(pool) == threads ? waits : null;
+  }
+
+  // --- blocking on threads that must not block -------------------------------------------------
+
+  private void checkBlocking(PoolRecord r, long now) {
+    for (RunSlot s : r.slots) {
+      Object task = s.current();
+      if (task == null) {
+        continue;
+      }
+      long running = now - s.currentStart();
+      if (running < options.blockingWarnNanos) {
+        continue;
+      }
+      Thread t = s.owner;
+      Thread.State st = t.getState();
+      StackTraceElement[] stack = t.getStackTrace();
+      if (s.current() != task) {
+        continue; // moved on while we looked
+      }
+      boolean blocked = st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING
+          || st == Thread.State.BLOCKED || (st == Thread.State.RUNNABLE && inNativeIo(stack));
+      if (!blocked) {
+        continue;
+      }
+      String site = firstApplicationFrame(stack);
+      String message = String.format(Locale.ROOT,
+          "blocking call on %s \"%s\": a task has been %s for %d ms (thread %s, at %s); every task"
+              + " queued behind it waits. Move blocking work to a pool of its own.",
+          r.kind.label, r.name(), describe(st, stack), running / 1_000_000, t.getName(), site);
+      warnings.warnOnce(Warnings.Kind.BLOCKING, key(r) + "@" + site, r.name(), message,
+          format(t, stack));
+    }
+  }
+
+  private static boolean inNativeIo(StackTraceElement[] stack) {
+    if (stack.length == 0 || !stack[0].isNativeMethod()) {
+      return false;
+    }
+    String c = stack[0].getClassName();
+    return c.startsWith("sun.nio.") || c.startsWith("java.net.") || c.startsWith("java.io.")
+        || c.startsWith("sun.net.");
+  }
+
+  private static String describe(Thread.State st, StackTraceElement[] stack) {
+    return switch (st) {
+      case WAITING, TIMED_WAITING -> "parked";
+      case BLOCKED -> "blocked on a lock";
+      default -> "in IO (" + (stack.length > 0 ? stack[0].getClassName() + "." + stack[0].getMethodName() : "?") + ")";
+    };
+  }
+
+  private static String firstApplicationFrame(StackTraceElement[] stack) {
+    for (StackTraceElement f : stack) {
+      String c = f.getClassName();
+      if (!c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
+          && !c.startsWith("dev.lanes.agent.")) {
+        return f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber();
+      }
+    }
+    return stack.length > 0 ? stack[0].toString() : "?";
+  }
+
+  // --- saturated for too long ----------------------------------------------------------------
+
+  private void warnSaturated(PoolRecord r, long now) {
+    List<Thread> workers = new ArrayList<>();
+    for (RunSlot s : r.slots) {
+      if (s.owner.isAlive()) {
+        workers.add(s.owner);
+      }
+    }
+    String message = String.format(Locale.ROOT,
+        "pool \"%s\" (%s) has been %s for %d s: %s. Its workers' stacks, taken once, follow.",
+        r.name(), r.kind.label, r.health.state(), r.health.inStateNanos(now) / 1_000_000_000L,
+        r.health.why);
+    warnings.warnOnce(Warnings.Kind.SATURATED, key(r), r.name(), message, stacks(workers));
+  }
+
+  // --- evidence ------------------------------------------------------------------------------
+
+  private static final int MAX_THREADS_SHOWN = 16;
+  private static final int MAX_FRAMES = 24;
+
+  private static String stacks(Collection<Thread> threads) {
+    StringBuilder b = new StringBuilder();
+    int n = 0;
+    for (Thread t : threads) {
+      if (n++ == MAX_THREADS_SHOWN) {
+        b.append("  ... and ").append(threads.size() - MAX_THREADS_SHOWN).append(" more threads\n");
+        break;
+      }
+      b.append(format(t, t.getStackTrace()));
+    }
+    return b.toString();
+  }
+
+  private static String format(Thread t, StackTraceElement[] stack) {
+    StringBuilder b = new StringBuilder();
+    b.append("  \"").append(t.getName()).append("\" ").append(t.getState()).append('\n');
+    for (int i = 0; i < stack.length && i < MAX_FRAMES; i++) {
+      b.append("      at ").append(stack[i]).append('\n');
+    }
+    if (stack.length > MAX_FRAMES) {
+      b.append("      ... ").append(stack.length - MAX_FRAMES).append(" more\n");
+    }
+    return b.toString();
+  }
+
+  private static String key(PoolRecord r) {
+    return Integer.toHexString(System.identityHashCode(r));
+  }
+
+  // --- stamps of tasks that left a queue unseen ----------------------------------------------
+
+  private void sweep(long now) {
+    Map<Object, Set<Object>> queues = new IdentityHashMap<>();
+    stamps.sweep(now - options.sweepAgeNanos, (task, pool) -> queues.computeIfAbsent(pool, p -> {
+      PoolView view = PoolView.of(PoolKind.of(p), p);
+      if (view == PoolView.NONE) {
+        return null; // a queue the agent cannot read: keep its stamps (the table's bound holds)
+      }
+      Set<Object> s = Collections.newSetFromMap(new IdentityHashMap<>());
+      try {
+        s.addAll(view.queuedTasks(p));
+      } catch (RuntimeException e) {
+        // unreadable now: keep nothing
+      }
+      return s;
+    }) instanceof Set<Object> q ? q.contains(task) : true);
+  }
+}

@@ -1,0 +1,91 @@
+package dev.lanes.agent;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one of the test apps ({@code dev.lanes.agent.apps.*}, plain Java with no lanes code) in a
+ * JVM of its own, with or without the agent, and hands back what it printed and the agent's pool
+ * table (tab-separated, written at exit). The child gets no {@code --add-opens}: what the agent
+ * does must work without it.
+ */
+final class AgentJvm {
+  static final Path JAR = Path.of(System.getProperty("lanes.agent.jar", "target/lanes-agent.jar"));
+  static final String CLASSES = System.getProperty("lanes.agent.testClasses", "target/test-classes");
+
+  /** What a child JVM did. */
+  record Result(int exit, String out, String err, List<Map<String, String>> pools) {
+    /** The table row of the pool with this name; fails if there is none. */
+    Map<String, String> pool(String name) {
+      return pools.stream().filter(p -> p.get("pool").equals(name)).findFirst().orElseThrow(
+          () -> new AssertionError("no pool \"" + name + "\" in the agent's table: " + pools
+              + "\nstderr:\n" + err));
+    }
+
+    double number(String pool, String column) {
+      return Double.parseDouble(pool(pool).get(column));
+    }
+  }
+
+  private AgentJvm() {}
+
+  /** Runs {@code app} with the agent and {@code options} (null: without the agent). */
+  static Result run(Class<?> app, String options, String... args) throws IOException, InterruptedException {
+    return run(app, options, List.of(), args);
+  }
+
+  static Result run(Class<?> app, String options, List<String> jvmArgs, String... args)
+      throws IOException, InterruptedException {
+    Path dir = Files.createTempDirectory("lanes-agent-test");
+    Path table = dir.resolve("pools.tsv");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xshare:auto");
+    cmd.addAll(jvmArgs);
+    if (options != null) {
+      String all = "table-file=" + table + (options.isEmpty() ? "" : "," + options);
+      cmd.add("-javaagent:" + JAR.toAbsolutePath() + "=" + all);
+    }
+    cmd.add("-cp");
+    cmd.add(System.getProperty("lanes.agent.appClassPath", CLASSES));
+    cmd.add(app.getName());
+    cmd.addAll(Arrays.asList(args));
+    Path out = dir.resolve("out.txt");
+    Path err = dir.resolve("err.txt");
+    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    if (!p.waitFor(90, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor();
+      throw new AssertionError("the app did not end in 90 s: " + cmd + "\nstdout:\n"
+          + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+    }
+    List<Map<String, String>> pools = Files.exists(table) ? parse(Files.readString(table)) : List.of();
+    return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8), pools);
+  }
+
+  static List<Map<String, String>> parse(String tsv) {
+    String[] lines = tsv.split("\n");
+    String[] head = lines[0].split("\t", -1);
+    List<Map<String, String>> rows = new ArrayList<>();
+    for (int i = 1; i < lines.length; i++) {
+      if (lines[i].isBlank()) {
+        continue;
+      }
+      String[] cells = lines[i].split("\t", -1);
+      Map<String, String> row = new LinkedHashMap<>();
+      for (int c = 0; c < head.length; c++) {
+        row.put(head[c], c < cells.length ? cells[c] : "");
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,54 @@
+package dev.lanes.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.lanes.agent.apps.BehaviourApp;
+import dev.lanes.agent.apps.FixedPoolApp;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The agent on the JDK's own thread pools, in JVMs of their own. */
+class ThreadPoolAgentTest {
+
+  private static double figure(String out, String name) {
+    Matcher m = Pattern.compile(name + "=([0-9.]+)").matcher(out);
+    assertThat(m.find()).as("the app printed %s: %s", name, out).isTrue();
+    return Double.parseDouble(m.group(1));
+  }
+
+  @Test
+  void queueWaitAndRunTimeAgreeWithWhatTheTasksThemselvesMeasured() throws Exception {
+    AgentJvm.Result r = AgentJvm.run(FixedPoolApp.class, "");
+    assertThat(r.exit()).as(r.err()).isZero();
+    double appWait = figure(r.out(), "wait_mean_ms");
+    double appRun = figure(r.out(), "run_mean_ms");
+    assertThat(r.number("fixed-worker", "tasks")).isEqualTo(400);
+    assertThat(r.number("fixed-worker", "unknown_wait")).isZero();
+    assertThat(r.pool("fixed-worker").get("kind")).isEqualTo("THREAD_POOL");
+    // Both measured in the same run: the agent's means within 5 % of the tasks' own.
+    assertThat(r.number("fixed-worker", "wait_mean_ms")).isCloseTo(appWait, within(appWait * 0.05));
+    assertThat(r.number("fixed-worker", "run_mean_ms")).isCloseTo(appRun, within(appRun * 0.05));
+    // The wait is the bulk of the time here (400 tasks, 2 threads): what the table must show.
+    assertThat(appWait).isGreaterThan(10 * appRun);
+    assertThat(r.number("ticker", "tasks")).isEqualTo(20);
+    assertThat(r.pool("ticker").get("kind")).isEqualTo("SCHEDULED");
+    assertThat(r.number("ticker", "unknown_wait")).isZero();
+  }
+
+  @Test
+  void theApplicationSeesExactlyWhatItSeesWithoutTheAgent() throws Exception {
+    AgentJvm.Result without = AgentJvm.run(BehaviourApp.class, null);
+    AgentJvm.Result with = AgentJvm.run(BehaviourApp.class, "");
+    assertThat(without.exit()).as(without.err()).isZero();
+    assertThat(with.exit()).as(with.err()).isZero();
+    assertThat(with.out()).isEqualTo(without.out());
+    assertThat(with.out()).contains("queue holds my objects: true", "shutdownNow returned my objects: true",
+        "future's cause is the thrown object: true", "afterExecute saw the thrown object: true",
+        "rejected: true", "caller-runs ran on: main");
+    // The pool that rejected counts both refusals (the thrown one and the caller-run one).
+    assertThat(with.number("full", "rejected")).isEqualTo(2);
+    assertThat(with.number("hooked", "failed")).isEqualTo(1); // execute's throw; submit's is the future's
+  }
+}
