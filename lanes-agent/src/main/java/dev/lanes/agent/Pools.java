@@ -174,9 +174,16 @@ final class Pools {
 
   private static boolean isPlumbing(String className) {
     return className.startsWith("java.") || className.startsWith("jdk.")
-        || className.startsWith("sun.") || className.startsWith("dev.lanes.agent.")
+        || className.startsWith("sun.") || isAgentClass(className)
         || className.startsWith("org.apache.tomcat.util.threads.")
         || className.startsWith("io.netty.util.concurrent.");
+  }
+
+  /** The agent's own classes (not an application's that happens to share the prefix). */
+  static boolean isAgentClass(String className) {
+    String own = "dev.lanes.agent.";
+    return className.startsWith(own) && (className.indexOf('.', own.length()) < 0
+        || className.startsWith(own + "bootstrap.") || className.startsWith(own + "shaded."));
   }
 
   private static String simpleName(String className) {

@@ -184,7 +184,15 @@ final class StampTable {
       hashes = new int[n];
       stamps = new long[n];
       int mask = n - 1;
-      for (int k = 0; k < oldKeys.length; k++) {
+      // Start after an empty slot, so that each cluster is re-inserted in probe order and the
+      // entries of one task stay oldest first (a cluster may wrap past the array's end).
+      int oldMask = oldKeys.length - 1;
+      int empty = 0;
+      while (oldKeys[empty] != null) {
+        empty++;
+      }
+      for (int step = 1; step <= oldKeys.length; step++) {
+        int k = (empty + step) & oldMask;
         if (oldKeys[k] != null) {
           int i = oldHashes[k] & mask;
           while (keys[i] != null) {

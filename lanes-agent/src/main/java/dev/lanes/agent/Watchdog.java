@@ -272,7 +272,7 @@ final class Watchdog implements Runnable {
     for (StackTraceElement f : stack) {
       String c = f.getClassName();
       if (!c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
-          && !c.startsWith("dev.lanes.agent.")) {
+          && !Pools.isAgentClass(c)) {
         return f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber();
       }
     }
