@@ -61,6 +61,17 @@ final class Agent {
     agent.install(inst);
     PoolBridge.controller = agent::command;
     agent.checkHooks();
+    if (options.port >= 0) {
+      try {
+        MetricsEndpoint endpoint = new MetricsEndpoint(options.port, agent.pools);
+        agent.watchdog.serve(endpoint);
+        System.err.println("lanes-agent: Prometheus metrics on http://127.0.0.1:" + endpoint.port()
+            + "/metrics");
+      } catch (java.io.IOException e) {
+        System.err.println("lanes-agent: could not listen on 127.0.0.1:" + options.port + " (" + e
+            + "); no /metrics, the pools are still measured");
+      }
+    }
     agent.watchdog.start();
     if (options.tableAtExit || options.tableFile != null) {
       Runtime.getRuntime().addShutdownHook(new Thread(agent::atExit, "lanes-agent-exit"));

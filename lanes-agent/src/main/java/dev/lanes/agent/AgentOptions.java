@@ -15,7 +15,8 @@ final class AgentOptions {
   static final String ACCEPTED = "table, table-file=PATH, deadlock-check=DURATION (10ms..10s,"
       + " default 200ms), blocking-warn=DURATION (10ms..1h, default 1s), saturated-warn=DURATION"
       + " (1s..24h, default 10s), max-pools=N (1..10000, default 100), max-stamps=N"
-      + " (1024..100000000, default 1000000), verbose";
+      + " (1024..100000000, default 1000000), port=N (0..65535, 0 picks a free one: Prometheus"
+      + " metrics on http://127.0.0.1:N/metrics), verbose";
 
   boolean tableAtExit;
   Path tableFile;
@@ -26,6 +27,8 @@ final class AgentOptions {
   int maxPools = 100;
   int maxStamps = 1_000_000;
   boolean verbose;
+  /** Loopback port for /metrics; -1 when not asked for. */
+  int port = -1;
   /** Loaded into a running JVM ({@code agentmain}), not from the command line. */
   boolean attached;
 
@@ -65,6 +68,7 @@ final class AgentOptions {
         case "saturated-warn" -> o.saturatedWarnNanos = duration(name, value, 1_000, 86_400_000, "10s");
         case "max-pools" -> o.maxPools = number(name, value, 1, 10_000);
         case "max-stamps" -> o.maxStamps = number(name, value, 1024, 100_000_000);
+        case "port" -> o.port = number(name, value, 0, 65_535);
         default -> throw new BadOption("unknown option \"" + name + "\"; accepted: " + ACCEPTED);
       }
     }

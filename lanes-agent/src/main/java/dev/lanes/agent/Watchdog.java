@@ -40,6 +40,8 @@ final class Watchdog implements Runnable {
   private final Map<PoolRecord, Suspect> suspects = new IdentityHashMap<>();
   private long lastSweep = System.nanoTime();
   private volatile boolean stopped;
+  /** Serves /metrics between ticks when the option {@code port} asks for it; else null. */
+  private volatile MetricsEndpoint endpoint;
 
   Watchdog(Pools pools, StampTable stamps, AgentOptions options, Warnings warnings) {
     this.pools = pools;
@@ -60,6 +62,10 @@ final class Watchdog implements Runnable {
     stopped = true;
   }
 
+  void serve(MetricsEndpoint e) {
+    this.endpoint = e;
+  }
+
   @Override public void run() {
     while (!stopped) {
       try {
@@ -69,7 +75,12 @@ final class Watchdog implements Runnable {
         warnings.warnOnce(Warnings.Kind.INSTRUMENTATION, "watchdog", "",
             "the watchdog met an internal error and goes on (please report it): " + t, "");
       }
-      java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
+      MetricsEndpoint e = endpoint;
+      if (e != null) {
+        e.serveUntil(System.nanoTime() + tickNanos);
+      } else {
+        java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
+      }
     }
   }
 

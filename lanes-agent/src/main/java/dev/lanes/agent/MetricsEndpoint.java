@@ -1,0 +1,171 @@
+package dev.lanes.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The pools' figures in Prometheus' text format, on {@code http://127.0.0.1:PORT/metrics}, only
+ * when the option {@code port} asks for it. Metric names are the Micrometer binder's for lanes
+ * ({@code lanes_task_wait_seconds}, {@code lanes_task_run_seconds}, {@code lanes_tasks_total},
+ * {@code lanes_queue_size}, ...) with a {@code pool} tag instead of {@code lane}; a {@code _max}
+ * is the largest value since start (Micrometer's decays).
+ *
+ * <p><b>Concurrency design.</b> Served by the watchdog thread itself between its ticks (the
+ * agent adds no thread): it waits for a connection until the next tick is due, answers one
+ * request at a time, and gives a client at most {@value #CLIENT_TIMEOUT_MS} ms to send its request.
+ * Bound to the loopback address only.
+ */
+final class MetricsEndpoint implements AutoCloseable {
+  private static final int CLIENT_TIMEOUT_MS = 1_000;
+  private final ServerSocket server;
+  private final Pools pools;
+
+  MetricsEndpoint(int port, Pools pools) throws IOException {
+    this.pools = pools;
+    this.server = new ServerSocket();
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+  }
+
+  int port() {
+    return server.getLocalPort();
+  }
+
+  /** Answers requests until {@code deadline} ({@code System.nanoTime()}); the watchdog's wait. */
+  void serveUntil(long deadline) {
+    for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+      try {
+        server.setSoTimeout((int) Math.max(1, left / 1_000_000));
+        try (Socket client = server.accept()) {
+          answer(client);
+        }
+      } catch (SocketTimeoutException e) {
+        return;
+      } catch (IOException e) {
+        // a client that went away: serve the next one
+      }
+    }
+  }
+
+  private void answer(Socket client) throws IOException {
+    client.setSoTimeout(CLIENT_TIMEOUT_MS);
+    InputStream in = client.getInputStream();
+    StringBuilder line = new StringBuilder();
+    for (int c; (c = in.read()) >= 0 && c != '\n' && line.length() < 2048; ) {
+      line.append((char) c);
+    }
+    String[] request = line.toString().trim().split(" ");
+    String path = request.length > 1 ? request[1] : "";
+    int status;
+    String type;
+    String body;
+    if (request[0].equals("GET") && (path.equals("/metrics") || path.startsWith("/metrics?"))) {
+      status = 200;
+      type = "text/plain; version=0.0.4; charset=utf-8";
+      body = prometheus(PoolTable.rows(pools, System.nanoTime()));
+    } else {
+      status = 404;
+      type = "text/plain; charset=utf-8";
+      body = "lanes-agent serves GET /metrics (Prometheus text format) only\n";
+    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    OutputStream out = client.getOutputStream();
+    out.write(("HTTP/1.1 " + status + (status == 200 ? " OK" : " Not Found") + "\r\nContent-Type: "
+        + type + "\r\nContent-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    out.write(bytes);
+    out.flush();
+  }
+
+  static String prometheus(List<PoolTable.Row> rows) {
+    StringBuilder b = new StringBuilder();
+    timer(b, rows, "lanes_task_wait_seconds",
+        "Time tasks waited in the pool's queue, from handed to the pool to started", true);
+    timer(b, rows, "lanes_task_run_seconds", "Time tasks ran: the task's run() alone", false);
+    b.append("# HELP lanes_tasks_total Tasks that ended, by outcome (completed, failed), and tasks"
+        + " the pool refused (rejected)\n# TYPE lanes_tasks_total counter\n");
+    for (PoolTable.Row r : rows) {
+      PoolRecord.Snapshot s = r.s();
+      b.append("lanes_tasks_total").append(tags(s, "outcome=\"completed\",rejected=\"false\""))
+          .append(' ').append(s.ended() - s.failed()).append('\n');
+      b.append("lanes_tasks_total").append(tags(s, "outcome=\"failed\",rejected=\"false\""))
+          .append(' ').append(s.failed()).append('\n');
+      b.append("lanes_tasks_total").append(tags(s, "outcome=\"rejected\",rejected=\"true\""))
+          .append(' ').append(s.rejected()).append('\n');
+    }
+    gauge(b, rows, "lanes_queue_size", "Tasks waiting in the pool's queue", r -> r.queued());
+    gauge(b, rows, "lanes_workers", "The pool's threads now", r -> r.threads());
+    gauge(b, rows, "lanes_saturated", "1 while the pool is SATURATED or worse, else 0",
+        r -> r.s().state() == PoolHealth.State.OK ? 0 : 1);
+    b.append("# HELP lanes_saturated_time_seconds_total Total time the pool spent SATURATED or"
+        + " worse (server saturation time)\n# TYPE lanes_saturated_time_seconds_total counter\n");
+    for (PoolTable.Row r : rows) {
+      b.append("lanes_saturated_time_seconds_total").append(tags(r.s(), null)).append(' ')
+          .append(num(r.s().saturatedNanos() / 1e9)).append('\n');
+    }
+    return b.toString();
+  }
+
+  private static void timer(StringBuilder b, List<PoolTable.Row> rows, String name, String help,
+      boolean waits) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(" summary\n");
+    for (PoolTable.Row r : rows) {
+      PoolRecord.Snapshot s = r.s();
+      Histogram h = waits ? s.waits() : s.runs();
+      long count = waits ? s.waitedTasks() : s.ended();
+      long sum = waits ? s.waitSum() : s.runSum();
+      for (double q : new double[] {0.5, 0.99}) {
+        b.append(name).append(tags(s, "quantile=\"" + q + "\"")).append(' ')
+            .append(num(h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(q * 100) / 1e9)).append('\n');
+      }
+      b.append(name).append("_count").append(tags(s, null)).append(' ').append(count).append('\n');
+      b.append(name).append("_sum").append(tags(s, null)).append(' ').append(num(sum / 1e9)).append('\n');
+    }
+    b.append("# HELP ").append(name).append("_max The largest since the agent started\n");
+    b.append("# TYPE ").append(name).append("_max gauge\n");
+    for (PoolTable.Row r : rows) {
+      Histogram h = waits ? r.s().waits() : r.s().runs();
+      b.append(name).append("_max").append(tags(r.s(), null)).append(' ')
+          .append(num(h.getTotalCount() == 0 ? 0 : h.getMaxValue() / 1e9)).append('\n');
+    }
+  }
+
+  private static void gauge(StringBuilder b, List<PoolTable.Row> rows, String name, String help,
+      java.util.function.ToIntFunction<PoolTable.Row> value) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(" gauge\n");
+    for (PoolTable.Row r : rows) {
+      int v = value.applyAsInt(r);
+      if (v >= 0) { // -1: not known for this pool (a collected one, or unreadable)
+        b.append(name).append(tags(r.s(), null)).append(' ').append(v).append('\n');
+      }
+    }
+  }
+
+  private static String tags(PoolRecord.Snapshot s, String more) {
+    return "{pool=\"" + escape(s.name()) + "\",kind=\"" + s.kind().name().toLowerCase(Locale.ROOT)
+        + "\"" + (more == null ? "" : "," + more) + "}";
+  }
+
+  private static String escape(String v) {
+    return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+
+  private static String num(double v) {
+    return Double.toString(v);
+  }
+
+  @Override public void close() throws IOException {
+    server.close();
+  }
+}
