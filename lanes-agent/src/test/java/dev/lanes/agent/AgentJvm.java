@@ -35,7 +35,22 @@ final class AgentJvm {
     }
   }
 
+  /** Put in {@code jvmArgs}: the app's class path is {@link #libraryClassPath()}. */
+  static final String WITH_LIBRARIES = "(libraries)";
+
   private AgentJvm() {}
+
+  /**
+   * The test JVM's class path (test classes, lanes-core, HdrHistogram, JUnit …) without the
+   * agent's own unshaded classes and Byte Buddy: for apps that need libraries. The agent must come
+   * from its jar only.
+   */
+  static String libraryClassPath() {
+    return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        .filter(e -> !e.replace('\\', '/').endsWith("lanes-agent/target/classes"))
+        .filter(e -> !e.contains("byte-buddy"))
+        .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+  }
 
   /** Runs {@code app} with the agent and {@code options} (null: without the agent). */
   static Result run(Class<?> app, String options, String... args) throws IOException, InterruptedException {
@@ -49,13 +64,13 @@ final class AgentJvm {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xshare:auto");
-    cmd.addAll(jvmArgs);
+    cmd.addAll(jvmArgs.stream().filter(a -> !a.equals(WITH_LIBRARIES)).toList());
     if (options != null) {
       String all = "table-file=" + table + (options.isEmpty() ? "" : "," + options);
       cmd.add("-javaagent:" + JAR.toAbsolutePath() + "=" + all);
     }
     cmd.add("-cp");
-    cmd.add(System.getProperty("lanes.agent.appClassPath", CLASSES));
+    cmd.add(jvmArgs.contains(WITH_LIBRARIES) ? libraryClassPath() : CLASSES);
     cmd.add(app.getName());
     cmd.addAll(Arrays.asList(args));
     Path out = dir.resolve("out.txt");
