@@ -31,7 +31,8 @@ class DeadlockAgentTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"timed-get", "other-pool", "busy-neighbour", "or-timeout", "sleepers"})
+  @ValueSource(strings = {"timed-get", "other-pool", "busy-neighbour", "or-timeout", "sleepers",
+      "slow-io", "timed-success"})
   void shapesThatOnlyLookLikeADeadlockAreNotReported(String shape) throws Exception {
     AgentJvm.Result r = AgentJvm.run(DeadlockApp.class, "", shape);
     assertThat(r.exit()).as(r.err()).isZero();

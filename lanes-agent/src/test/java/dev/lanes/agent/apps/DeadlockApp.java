@@ -18,7 +18,8 @@ import java.util.logging.LogRecord;
  * long after the shape formed. Deadlock shapes (the writings' nested submission, 1 and 9 threads,
  * through {@code submit().get()} and {@code runAsync(.., pool).join()}): {@code submit-1},
  * {@code submit-9}, {@code async-1}, {@code async-9}. Shapes that must not alarm: {@code
- * timed-get}, {@code other-pool}, {@code busy-neighbour}, {@code or-timeout}, {@code sleepers}.
+ * timed-get}, {@code other-pool}, {@code busy-neighbour}, {@code or-timeout}, {@code sleepers},
+ * {@code slow-io} (a blocking socket read while tasks queue), {@code timed-success}.
  * Pools use daemon threads, so a deadlocked one does not keep the JVM alive.
  */
 public final class DeadlockApp {
@@ -55,6 +56,8 @@ public final class DeadlockApp {
       case "busy-neighbour" -> busyNeighbour();
       case "or-timeout" -> orTimeout();
       case "sleepers" -> sleepers();
+      case "slow-io" -> slowIo();
+      case "timed-success" -> timedSuccess();
       default -> throw new IllegalArgumentException(shape);
     };
     boolean deadlockShape = shape.startsWith("submit") || shape.startsWith("async");
@@ -171,6 +174,60 @@ public final class DeadlockApp {
       f.get();
     }
     System.out.println("sleepers: done");
+    return t;
+  }
+
+  /** Both threads read a socket whose peer answers after 1.5 s, while tasks queue behind them. */
+  static long slowIo() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50,
+        java.net.InetAddress.getLoopbackAddress())) {
+      Thread answerer = new Thread(() -> {
+        List<java.net.Socket> clients = new ArrayList<>();
+        try {
+          for (int i = 0; i < 2; i++) {
+            clients.add(server.accept());
+          }
+          sleep(1500);
+          for (java.net.Socket c : clients) {
+            c.getOutputStream().write(1);
+            c.close();
+          }
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }, "answerer");
+      answerer.start();
+      ExecutorService pool = Executors.newFixedThreadPool(2, daemons("readers"));
+      List<Future<?>> all = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        all.add(pool.submit(() -> {
+          try (java.net.Socket s = new java.net.Socket(server.getInetAddress(), server.getLocalPort())) {
+            return s.getInputStream().read();
+          }
+        }));
+      }
+      for (int i = 0; i < 4; i++) {
+        all.add(pool.submit(() -> 0));
+      }
+      long t = System.nanoTime();
+      for (Future<?> f : all) {
+        f.get();
+      }
+      answerer.join();
+      System.out.println("slow-io: done");
+      return t;
+    }
+  }
+
+  /** A timed wait on a task that another thread of the pool runs: it succeeds. */
+  static long timedSuccess() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2, daemons("timed-ok"));
+    Future<?> outer = pool.submit(() -> pool.submit(() -> {
+      sleep(1200);
+      return "child";
+    }).get(5, TimeUnit.SECONDS));
+    long t = System.nanoTime();
+    System.out.println("timed-success: " + outer.get());
     return t;
   }
 
