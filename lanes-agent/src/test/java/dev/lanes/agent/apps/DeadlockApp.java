@@ -46,6 +46,10 @@ public final class DeadlockApp {
       @Override public void close() {}
     });
     String shape = args[0];
+    if (shape.equals("lookalikes")) {
+      lookalikesAtOnce(warned);
+      return;
+    }
     long formed = switch (shape) {
       case "submit-1" -> nested(1, false);
       case "submit-9" -> nested(9, false);
@@ -68,6 +72,19 @@ public final class DeadlockApp {
     if (seen) {
       System.out.printf("reported_after_ms=%.1f%n", (WARNED_AT.get() - formed) / 1e6);
     }
+  }
+
+  /** Every look-alike at once, each in its own pools; then a further second for the agent. */
+  static void lookalikesAtOnce(CountDownLatch warned) throws Exception {
+    List<java.util.concurrent.Callable<Long>> shapes = List.of(DeadlockApp::timedGet,
+        DeadlockApp::otherPool, DeadlockApp::busyNeighbour, DeadlockApp::orTimeout,
+        DeadlockApp::sleepers, DeadlockApp::slowIo, DeadlockApp::timedSuccess);
+    ExecutorService drivers = Executors.newFixedThreadPool(shapes.size(), daemons("driver"));
+    for (Future<Long> f : drivers.invokeAll(shapes)) {
+      f.get();
+    }
+    drivers.shutdown();
+    System.out.println("deadlock reported: " + warned.await(1, TimeUnit.SECONDS));
   }
 
   static ThreadFactory daemons(String prefix) {
