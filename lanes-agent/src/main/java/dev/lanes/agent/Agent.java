@@ -197,8 +197,8 @@ final class Agent {
     List<PoolTable.Row> rows = PoolTable.rows(pools, now);
     long tasks = rows.stream().mapToLong(r -> r.s().ended()).sum();
     return PoolTable.text(rows, String.format(Locale.ROOT,
-        "lanes-agent: %d pools, %,d tasks in %.1f s (pid %d)", rows.size(), tasks,
-        (now - startNanos) / 1e9, ProcessHandle.current().pid()));
+        "lanes-agent: %d pools, %,d tasks in %.1f s", rows.size(), tasks,
+        (now - startNanos) / 1e9)); // (not ProcessHandle.current(): it makes the JDK's reaper pool)
   }
 
   private void atExit() {

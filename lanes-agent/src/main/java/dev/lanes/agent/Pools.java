@@ -61,7 +61,8 @@ final class Pools {
     PoolKind kind = PoolKind.of(pool);
     String site = kind == PoolKind.COMMON_POOL || !atCreation ? null : siteOfCaller();
     String base = kind == PoolKind.COMMON_POOL ? "ForkJoinPool.commonPool"
-        : site != null ? site : kind.label + "@" + Integer.toHexString(System.identityHashCode(pool));
+        : site != null ? site
+        : pool.getClass().getName().replaceAll("^.*[.$]", "") + "@" + Integer.toHexString(System.identityHashCode(pool));
     r = new PoolRecord(kind, pool, unique(base), site, System.nanoTime());
     if (kind == PoolKind.COMMON_POOL) {
       r.nameSettled = true;

@@ -51,8 +51,11 @@ class AttachAgentTest {
       });
       assertThat(row.get().get("kind")).isEqualTo("THREAD_POOL");
       assertThat(Double.parseDouble(row.get().get("run_p50_ms"))).isGreaterThan(1.0);
-      // Loading it again changes nothing; the text table names the pools.
+      // Loading it again changes nothing; the text table names the pools, and only the app's own
+      // (answering an attach once made the JDK's process-reaper pool appear).
       assertThat(attach(app.pid(), "--table")).contains("svc-worker", "svc-feeder");
+      assertThat(AgentJvm.parse(attach(app.pid(), "--tsv")).stream().map(p -> p.get("pool")))
+          .containsExactlyInAnyOrder("svc-worker", "svc-feeder");
     } finally {
       app.getOutputStream().close();
       if (!app.waitFor(30, TimeUnit.SECONDS)) {
