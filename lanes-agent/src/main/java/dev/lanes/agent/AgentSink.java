@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
  * scheduled pool's task counts from its due time (it was not late before it was due); a task
  * queued before the agent was attached, or past the stamp table's bound, has an unknown wait and
  * is counted as such. Run time is the task's {@code run()} call alone, whatever the pool's
- * {@code beforeExecute}/{@code afterExecute} do. CPU time is read on one task in {@value
- * RunSlot#CPU_SAMPLE_EVERY} per thread.
+ * {@code beforeExecute}/{@code afterExecute} do. CPU time is read on one task in each {@value
+ * RunSlot#CPU_SAMPLE_INTERVAL_NANOS} ns per thread at most (a thread-CPU read costs about a
+ * microsecond: per task, it would cost more than a tiny task).
  *
  * <p><b>Concurrency design.</b> No lock is held across a call into the application. The stamp
  * table locks one stripe per call; a worker's {@link RunSlot} is its own (see there); the pools'
@@ -63,7 +64,7 @@ final class AgentSink implements PoolSink {
     if (task == null) {
       return; // execute throws NullPointerException itself
     }
-    if (!stamps.put(task, pool, System.nanoTime())) {
+    if (!stamps.put(task, System.nanoTime())) {
       unstamped.increment();
     }
   }
@@ -86,7 +87,7 @@ final class AgentSink implements PoolSink {
   @Override public void rejected(Object pool, Object task, long stamp, Throwable thrown) {
     boolean tomcat = PoolKind.of(pool) == PoolKind.TOMCAT;
     if (thrown != null && stamp != StampTable.NONE && task != null) {
-      stamps.put(task, pool, stamp); // the caller may still queue it (Tomcat); execute's exit drops it
+      stamps.put(task, stamp); // the caller may still queue it (Tomcat); execute's exit drops it
     }
     if (thrown == null || !tomcat) {
       pools.recordFor(pool, false).rejected.increment();
@@ -120,8 +121,8 @@ final class AgentSink implements PoolSink {
     }
     slot.started = now;
     slot.waited = wait;
-    if (CPU && ++slot.tasksSinceCpu >= RunSlot.CPU_SAMPLE_EVERY) {
-      slot.tasksSinceCpu = 0;
+    if (CPU && now - slot.lastCpuSample >= RunSlot.CPU_SAMPLE_INTERVAL_NANOS) {
+      slot.lastCpuSample = now;
       slot.cpuStart = THREADS.getCurrentThreadCpuTime();
     } else {
       slot.cpuStart = RunSlot.UNKNOWN;

@@ -61,7 +61,7 @@ final class PoolTable {
           s.state(), String.format(Locale.ROOT, "%.1f s", s.saturatedNanos() / 1e9)));
     }
     b.append("times in ms: wait = queued until started, run = the task's run() alone; cpu/task"
-        + " sampled on 1 task in " + RunSlot.CPU_SAMPLE_EVERY + " per thread\n");
+        + " sampled on at most 1 task a millisecond per thread\n");
     return b.toString();
   }
 

@@ -1,6 +1,6 @@
 package dev.lanes.agent;
 
-import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 
 /**
  * When each queued task was handed to its pool: a map from the application's task object, by
@@ -22,7 +22,8 @@ import java.util.function.BiPredicate;
  */
 final class StampTable {
   static final long NONE = Long.MIN_VALUE;
-  private static final int STRIPES = 64;
+  private static final int STRIPE_BITS = 7;
+  private static final int STRIPES = 1 << STRIPE_BITS;
   private static final int INITIAL = 16;
 
   private final Stripe[] stripes = new Stripe[STRIPES];
@@ -42,15 +43,15 @@ final class StampTable {
   }
 
   private Stripe stripe(int h) {
-    return stripes[(h >>> 26) & (STRIPES - 1)];
+    return stripes[h >>> (Integer.SIZE - STRIPE_BITS)];
   }
 
-  /** Stamps {@code task} with {@code nanos} for {@code pool}; false if the table is full. */
-  boolean put(Object task, Object pool, long nanos) {
+  /** Stamps {@code task} with {@code nanos}; false if the table is full. */
+  boolean put(Object task, long nanos) {
     int h = hash(task);
     Stripe s = stripe(h);
     synchronized (s) {
-      return s.put(task, pool, h, nanos, maxPerStripe);
+      return s.put(task, h, nanos, maxPerStripe);
     }
   }
 
@@ -77,23 +78,23 @@ final class StampTable {
   int size() {
     int n = 0;
     for (Stripe s : stripes) {
-      n += s.size;
+      n += s.size; // racy: an approximation while the table is in use
     }
     return n;
   }
 
   /**
-   * Drops every entry stamped before {@code olderThan} for which {@code stillQueued(task, pool)}
-   * is false; returns how many were dropped. {@code stillQueued} is called under a stripe's lock:
-   * it must not call back into this table.
+   * Drops every entry stamped before {@code olderThan} for which {@code stillQueued(task)} is
+   * false; returns how many were dropped. {@code stillQueued} is called under a stripe's lock: it
+   * must not call back into this table.
    */
-  int sweep(long olderThan, BiPredicate<Object, Object> stillQueued) {
+  int sweep(long olderThan, Predicate<Object> stillQueued) {
     int dropped = 0;
     for (Stripe s : stripes) {
       synchronized (s) {
         for (int i = 0; i < s.keys.length; ) {
           Object k = s.keys[i];
-          if (k != null && s.stamps[i] - olderThan < 0 && !stillQueued.test(k, s.pools[i])) {
+          if (k != null && s.stamps[i] - olderThan < 0 && !stillQueued.test(k)) {
             s.removeAt(i); // shifts a later entry into i: look at i again
             dropped++;
           } else {
@@ -105,15 +106,18 @@ final class StampTable {
     return dropped;
   }
 
-  /** One stripe: linear probing with backward-shift deletion (no tombstones). */
+  /**
+   * One stripe: linear probing with backward-shift deletion (no tombstones). Two arrays only (a
+   * key's hash is recomputed: an identity hash, once made, is a read of the object's header), so
+   * that a stamp and a take touch few cache lines; {@code size} is a plain field (read racily by
+   * {@link #size()}), not a volatile one, whose every write would be a fence.
+   */
   private static final class Stripe {
     Object[] keys = new Object[INITIAL];
-    Object[] pools = new Object[INITIAL];
-    int[] hashes = new int[INITIAL];
     long[] stamps = new long[INITIAL];
-    volatile int size;
+    int size;
 
-    boolean put(Object task, Object pool, int h, long nanos, int max) {
+    boolean put(Object task, int h, long nanos, int max) {
       if (size >= max) {
         return false;
       }
@@ -126,10 +130,8 @@ final class StampTable {
         i = (i + 1) & mask;
       }
       keys[i] = task;
-      pools[i] = pool;
-      hashes[i] = h;
       stamps[i] = nanos;
-      size = size + 1;
+      size++;
       return true;
     }
 
@@ -157,31 +159,24 @@ final class StampTable {
       int mask = keys.length - 1;
       int hole = i;
       for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
-        int home = hashes[j] & mask;
+        int home = hash(keys[j]) & mask;
         // Move j into the hole unless its home lies cyclically in (hole, j].
         boolean homeBetween = hole <= j ? hole < home && home <= j : hole < home || home <= j;
         if (!homeBetween) {
           keys[hole] = keys[j];
-          pools[hole] = pools[j];
-          hashes[hole] = hashes[j];
           stamps[hole] = stamps[j];
           hole = j;
         }
       }
       keys[hole] = null;
-      pools[hole] = null;
-      size = size - 1;
+      size--;
     }
 
     private void grow() {
       Object[] oldKeys = keys;
-      Object[] oldPools = pools;
-      int[] oldHashes = hashes;
       long[] oldStamps = stamps;
       int n = oldKeys.length * 2;
       keys = new Object[n];
-      pools = new Object[n];
-      hashes = new int[n];
       stamps = new long[n];
       int mask = n - 1;
       // Start after an empty slot, so that each cluster is re-inserted in probe order and the
@@ -194,13 +189,11 @@ final class StampTable {
       for (int step = 1; step <= oldKeys.length; step++) {
         int k = (empty + step) & oldMask;
         if (oldKeys[k] != null) {
-          int i = oldHashes[k] & mask;
+          int i = hash(oldKeys[k]) & mask;
           while (keys[i] != null) {
             i = (i + 1) & mask;
           }
           keys[i] = oldKeys[k];
-          pools[i] = oldPools[k];
-          hashes[i] = oldHashes[k];
           stamps[i] = oldStamps[k];
         }
       }

@@ -343,19 +343,24 @@ final class Watchdog implements Runnable {
   // --- stamps of tasks that left a queue unseen ----------------------------------------------
 
   private void sweep(long now) {
-    Map<Object, Set<Object>> queues = new IdentityHashMap<>();
-    stamps.sweep(now - options.sweepAgeNanos, (task, pool) -> queues.computeIfAbsent(pool, p -> {
-      PoolView view = PoolView.of(PoolKind.of(p), p);
-      if (view == PoolView.NONE) {
-        return null; // a queue the agent cannot read: keep its stamps (the table's bound holds)
+    // A stamp does not say which pool it was for: keep it if any pool still holds its task, or
+    // if some pool's queue cannot be read (the table's bound still holds).
+    Set<Object> queued = Collections.newSetFromMap(new IdentityHashMap<>());
+    boolean unreadable = false;
+    for (Map.Entry<Object, PoolRecord> e : pools.livePools()) {
+      if (e.getValue().view == PoolView.NONE) {
+        unreadable = true;
+        continue;
       }
-      Set<Object> s = Collections.newSetFromMap(new IdentityHashMap<>());
       try {
-        s.addAll(view.queuedTasks(p));
-      } catch (RuntimeException e) {
-        // unreadable now: keep nothing
+        queued.addAll(e.getValue().view.queuedTasks(e.getKey()));
+      } catch (RuntimeException ex) {
+        unreadable = true;
       }
-      return s;
-    }) instanceof Set<Object> q ? q.contains(task) : true);
+    }
+    if (unreadable) {
+      return;
+    }
+    stamps.sweep(now - options.sweepAgeNanos, queued::contains);
   }
 }

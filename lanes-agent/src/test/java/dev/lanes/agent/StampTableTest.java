@@ -31,12 +31,11 @@ class StampTableTest {
         }
       });
     }
-    Object pool = new Object();
     for (long op = 0; op < 200_000; op++) {
       Object k = keys.get(random.nextInt(keys.size()));
       switch (random.nextInt(3)) {
         case 0 -> {
-          assertThat(table.put(k, pool, op)).isTrue();
+          assertThat(table.put(k, op)).isTrue();
           model.computeIfAbsent(k, x -> new ArrayDeque<>()).addLast(op);
         }
         case 1 -> {
@@ -58,7 +57,7 @@ class StampTableTest {
     StampTable table = new StampTable(1024);
     int accepted = 0;
     for (int i = 0; i < 10_000; i++) {
-      if (table.put(new Object(), this, i)) {
+      if (table.put(new Object(), i)) {
         accepted++;
       }
     }
@@ -68,17 +67,16 @@ class StampTableTest {
   @Test
   void aSweepDropsOnlyOldEntriesWhoseTaskLeftItsQueue() {
     StampTable table = new StampTable(1 << 16);
-    Object pool = new Object();
     List<Object> stillQueued = new ArrayList<>();
     List<Object> gone = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
       Object task = new Object();
-      table.put(task, pool, i < 500 ? 10 : 1_000); // the first half is old
+      table.put(task, i < 500 ? 10 : 1_000); // the first half is old
       (i % 2 == 0 ? stillQueued : gone).add(task);
     }
     java.util.Set<Object> queued = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     queued.addAll(stillQueued);
-    int dropped = table.sweep(100, (task, p) -> queued.contains(task));
+    int dropped = table.sweep(100, queued::contains);
     assertThat(dropped).isEqualTo(250); // old and gone
     assertThat(table.size()).isEqualTo(750);
     for (int i = 0; i < 1_000; i++) {

@@ -18,8 +18,14 @@ public final class ManyPoolsApp {
     int n = Integer.parseInt(args[1]);
     if (args[0].equals("pools")) {
       List<ExecutorService> pools = new ArrayList<>();
+      List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+      java.util.concurrent.ThreadFactory jdkNames = Executors.defaultThreadFactory();
       for (int i = 0; i < n; i++) {
-        ExecutorService p = Executors.newFixedThreadPool(1);
+        ExecutorService p = Executors.newFixedThreadPool(1, r -> {
+          Thread t = jdkNames.newThread(r); // the JDK's names ("pool-N-thread-M"), kept for joining
+          workers.add(t);
+          return t;
+        });
         pools.add(p);
         CountDownLatch done = new CountDownLatch(10);
         for (int t = 0; t < 10; t++) {
@@ -30,6 +36,9 @@ public final class ManyPoolsApp {
       for (ExecutorService p : pools) {
         p.shutdown();
         p.awaitTermination(10, TimeUnit.SECONDS);
+      }
+      for (Thread t : workers) {
+        t.join(); // a terminated pool's last thread may not have ended yet
       }
     } else {
       ExecutorService p = Executors.newFixedThreadPool(1, FixedPoolApp.named("held"));
