@@ -10,12 +10,14 @@ import java.util.function.Predicate;
  *
  * <p>An open-addressing identity table split into {@value #STRIPES} stripes, each guarded by its
  * own monitor; a producer and a worker usually touch different stripes. The same object queued
- * twice before it starts (a shared {@code Runnable}) has two entries, taken oldest first. Keys are
+ * twice before it starts (a shared {@code Runnable}) keeps both stamps, taken oldest first. Keys are
  * strong references: every entry is removed when its task starts, is removed from the queue,
  * returned by {@code shutdownNow}, or refused; an entry whose task left the queue another way (a
  * handler's {@code poll}, {@code getQueue().clear()}) is dropped by {@link #sweep} once it is
  * older than the sweep age. At most {@code maxEntries} are held: past that, a task is not stamped
- * (its wait is then unknown and counted as such), so the table's memory is bounded.
+ * (its wait is then unknown and counted as such), so the table's memory is bounded. Each stripe
+ * holds half the bound's even share on its own; beyond it, it borrows from the other half (an
+ * atomic counter touched only then), so one object stamped many times can use the whole bound.
  *
  * <p><b>Concurrency design.</b> All of a stripe's arrays are read and written under the stripe's
  * monitor only; {@link #size} is the sum of the stripes' sizes read without locks (approximate).
@@ -27,11 +29,17 @@ final class StampTable {
   private static final int INITIAL = 16;
 
   private final Stripe[] stripes = new Stripe[STRIPES];
-  private final int maxPerStripe;
+  /** Stamps each stripe may hold without asking: half the bound, shared out evenly. */
+  private final int ownShare;
+  /**
+   * The rest of the bound, lent to stripes past their own share (one object's stamps all go to one
+   * stripe); a stripe gives back what it borrowed as its stamps are taken.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger lendable;
 
   StampTable(int maxEntries) {
-    int per = Math.max(INITIAL / 2, maxEntries / STRIPES);
-    this.maxPerStripe = per;
+    this.ownShare = Math.max(1, maxEntries / (2 * STRIPES));
+    this.lendable = new java.util.concurrent.atomic.AtomicInteger(maxEntries - ownShare * STRIPES);
     for (int i = 0; i < STRIPES; i++) {
       stripes[i] = new Stripe();
     }
@@ -51,7 +59,14 @@ final class StampTable {
     int h = hash(task);
     Stripe s = stripe(h);
     synchronized (s) {
-      return s.put(task, h, nanos, maxPerStripe);
+      if (s.size >= ownShare) {
+        if (lendable.decrementAndGet() < 0) {
+          lendable.incrementAndGet();
+          return false;
+        }
+        s.borrowed++;
+      }
+      return s.put(task, h, nanos);
     }
   }
 
@@ -60,7 +75,9 @@ final class StampTable {
     int h = hash(task);
     Stripe s = stripe(h);
     synchronized (s) {
-      return s.take(task, h);
+      long stamp = s.take(task, h);
+      giveBack(s);
+      return stamp;
     }
   }
 
@@ -83,6 +100,15 @@ final class StampTable {
     return n;
   }
 
+  /** Under {@code s}'s monitor: returns what {@code s} borrowed beyond what it now holds. */
+  private void giveBack(Stripe s) {
+    int excess = s.borrowed - Math.max(0, s.size - ownShare);
+    if (excess > 0) {
+      s.borrowed -= excess;
+      lendable.addAndGet(excess);
+    }
+  }
+
   /**
    * Drops every entry stamped before {@code olderThan} for which {@code stillQueued(task)} is
    * false; returns how many were dropped. {@code stillQueued} is called under a stripe's lock: it
@@ -96,6 +122,7 @@ final class StampTable {
           Object k = s.keys[i];
           if (k != null && s.stamps[i] - olderThan < 0 && !stillQueued.test(k)) {
             s.removeAt(i); // shifts a later entry into i: look at i again
+            giveBack(s);
             dropped++;
           } else {
             i++;
@@ -107,31 +134,49 @@ final class StampTable {
   }
 
   /**
-   * One stripe: linear probing with backward-shift deletion (no tombstones). Two arrays only (a
-   * key's hash is recomputed: an identity hash, once made, is a read of the object's header), so
-   * that a stamp and a take touch few cache lines; {@code size} is a plain field (read racily by
-   * {@link #size()}), not a volatile one, whose every write would be a fence.
+   * One stripe: linear probing with backward-shift deletion (no tombstones), one slot per task
+   * object. A task queued again before it started (one {@code Runnable} handed over many times)
+   * keeps its further stamps, oldest first, in a {@link Later} queue beside its slot, so that each
+   * stamp and take stays O(1) however often one object is queued. Arrays are few and parallel (a
+   * key's hash is recomputed: an identity hash, once made, is a read of the object's header), and
+   * the counts are plain fields (read racily by {@link #size()}), not volatile ones, whose every
+   * write would be a fence.
    */
   private static final class Stripe {
     Object[] keys = new Object[INITIAL];
     long[] stamps = new long[INITIAL];
+    /** Per slot, the task's further stamps, or null; the array itself made at the first one. */
+    Later[] later;
+    /** Stamps held (slots and later ones). */
     int size;
+    /** Slots in use. */
+    int slots;
+    /** Stamps held beyond the table's own share per stripe, lent by the table. */
+    int borrowed;
 
-    boolean put(Object task, int h, long nanos, int max) {
-      if (size >= max) {
-        return false;
-      }
-      if ((size + 1) * 2 > keys.length) {
+    boolean put(Object task, int h, long nanos) {
+      if ((slots + 1) * 2 > keys.length) {
         grow();
       }
       int mask = keys.length - 1;
       int i = h & mask;
-      while (keys[i] != null) {
-        i = (i + 1) & mask;
+      for (Object k; (k = keys[i]) != null; i = (i + 1) & mask) {
+        if (k == task) {
+          if (later == null) {
+            later = new Later[keys.length];
+          }
+          if (later[i] == null) {
+            later[i] = new Later();
+          }
+          later[i].add(nanos);
+          size++;
+          return true;
+        }
       }
       keys[i] = task;
       stamps[i] = nanos;
       size++;
+      slots++;
       return true;
     }
 
@@ -151,11 +196,24 @@ final class StampTable {
         return NONE;
       }
       long stamp = stamps[i];
-      removeAt(i);
+      Later more = later == null ? null : later[i];
+      if (more != null) {
+        stamps[i] = more.poll();
+        size--;
+        if (more.isEmpty()) {
+          later[i] = null;
+        }
+      } else {
+        removeAt(i);
+      }
       return stamp;
     }
 
+    /** Removes slot {@code i} with all its stamps. */
     void removeAt(int i) {
+      Later dropped = later == null ? null : later[i];
+      size -= 1 + (dropped == null ? 0 : dropped.size());
+      slots--;
       int mask = keys.length - 1;
       int hole = i;
       for (int j = (i + 1) & mask; keys[j] != null; j = (j + 1) & mask) {
@@ -165,29 +223,28 @@ final class StampTable {
         if (!homeBetween) {
           keys[hole] = keys[j];
           stamps[hole] = stamps[j];
+          if (later != null) {
+            later[hole] = later[j];
+          }
           hole = j;
         }
       }
       keys[hole] = null;
-      size--;
+      if (later != null) {
+        later[hole] = null;
+      }
     }
 
     private void grow() {
       Object[] oldKeys = keys;
       long[] oldStamps = stamps;
+      Later[] oldLater = later;
       int n = oldKeys.length * 2;
       keys = new Object[n];
       stamps = new long[n];
+      later = oldLater == null ? null : new Later[n];
       int mask = n - 1;
-      // Start after an empty slot, so that each cluster is re-inserted in probe order and the
-      // entries of one task stay oldest first (a cluster may wrap past the array's end).
-      int oldMask = oldKeys.length - 1;
-      int empty = 0;
-      while (oldKeys[empty] != null) {
-        empty++;
-      }
-      for (int step = 1; step <= oldKeys.length; step++) {
-        int k = (empty + step) & oldMask;
+      for (int k = 0; k < oldKeys.length; k++) {
         if (oldKeys[k] != null) {
           int i = hash(oldKeys[k]) & mask;
           while (keys[i] != null) {
@@ -195,8 +252,46 @@ final class StampTable {
           }
           keys[i] = oldKeys[k];
           stamps[i] = oldStamps[k];
+          if (oldLater != null) {
+            later[i] = oldLater[k];
+          }
         }
       }
+    }
+  }
+
+  /** A growable FIFO of stamps (one task's further stamps); guarded by its stripe's monitor. */
+  private static final class Later {
+    private long[] ring = new long[4];
+    private int head;
+    private int count;
+
+    void add(long stamp) {
+      if (count == ring.length) {
+        long[] bigger = new long[ring.length * 2];
+        for (int k = 0; k < count; k++) {
+          bigger[k] = ring[(head + k) % ring.length];
+        }
+        ring = bigger;
+        head = 0;
+      }
+      ring[(head + count) % ring.length] = stamp;
+      count++;
+    }
+
+    long poll() {
+      long stamp = ring[head];
+      head = (head + 1) % ring.length;
+      count--;
+      return stamp;
+    }
+
+    boolean isEmpty() {
+      return count == 0;
+    }
+
+    int size() {
+      return count;
     }
   }
 }
