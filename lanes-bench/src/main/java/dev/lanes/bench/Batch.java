@@ -40,6 +40,33 @@ public final class Batch {
   }
 
   /**
+   * As {@link #run(BenchExecutor, int)}, but each task is its own {@code Runnable} object (one
+   * small allocation per task on the producer), as an application's tasks usually are: what an
+   * agent that keys its bookkeeping on the task object's identity sees in real use.
+   */
+  public static void runDistinct(BenchExecutor executor, int tasks) throws InterruptedException {
+    CountDownLatch done = new CountDownLatch(tasks);
+    for (int i = 0; i < tasks; i++) {
+      executor.execute(done::countDown); // a bound method reference: a new object per evaluation
+    }
+    await(done, executor, tasks);
+  }
+
+  /** As {@link #runWork}, each task its own {@code Runnable} object (see {@link #runDistinct}). */
+  public static void runWorkDistinct(BenchExecutor executor, int tasks, long workTokens)
+      throws InterruptedException {
+    CountDownLatch done = new CountDownLatch(tasks);
+    for (int i = 0; i < tasks; i++) {
+      executor.execute(
+          () -> {
+            Work.spin(workTokens);
+            done.countDown();
+          });
+    }
+    await(done, executor, tasks);
+  }
+
+  /**
    * {@code producers} threads (the caller and {@code producers - 1} threads of {@code helpers})
    * submit {@code tasks / producers} tasks each (the caller also the remainder); waits for all.
    */

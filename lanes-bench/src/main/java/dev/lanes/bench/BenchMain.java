@@ -35,25 +35,35 @@ public final class BenchMain {
   static final String USAGE =
       """
       usage: ./lanes bench [--quick] [--only SUITES] [--executors NAMES] [--out DIR] [--prof NAME]
+                           [--agent-jar PATH]
 
         --quick            a short pass (1 fork, 1-second iterations, fewer executors in the
                            scaling, memory and work suites; at least %d minutes of iterations)
         (no --quick)       the full run (%d forks of 10 one-second iterations for throughput
                            and both scaling suites, %d for health, %d for throughput-cap64,
-                           %d forks of 2-second iterations for handoff and work; at least %d
-                           minutes of iterations, plus a JVM start per fork)
+                           %d forks of 2-second iterations for handoff and work, %d forks of each
+                           kind of JVM for agent; at least %d minutes of iterations, plus a JVM
+                           start per fork)
         --only SUITES      comma-separated suites to run: %s
+                           (agent alone: at least %d minutes, %d with --quick)
         --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
                            baseline): %s
         --out DIR          where to write results (default: bench-results, under the current
                            directory); each run gets a time-stamped folder
         --prof NAME        add a JMH profiler to every run, e.g. gc or stack
+        --agent-jar PATH   the lanes agent for the agent suite (default: the -Dlanes.agentJar
+                           property, else lanes-agent/target/lanes-agent.jar in this repository)
         --help             this text
 
       Ratios are computed against tpe-lbq measured in the same JMH run with the same parameters;
       ratios between different runs of this command mean little on a shared machine. Beside
       throughput, each result reports CPU ns/task: the benchmark JVM's process CPU time (all
       threads, from the OS) during measurement ÷ tasks, which load disturbs far less.
+
+      The agent suite measures the cost of the lanes agent (-javaagent): each executor's batch in
+      JVMs without and with the agent, alternating fork by fork, reported as the ratio
+      instrumented ÷ bare, for the tiny-task and work-sized batches as they are (one shared task
+      object per batch) and with one task object per task.
       """;
 
   private BenchMain() {}
@@ -75,7 +85,7 @@ public final class BenchMain {
 
   /** Parsed command line. */
   record Args(boolean quick, Set<String> only, Set<String> executors, Path out, String profiler,
-      boolean help) {
+      boolean help, String agentJar) {
 
     static Args parse(String[] args) {
       boolean quick = false;
@@ -84,6 +94,7 @@ public final class BenchMain {
       Set<String> executors = Set.of();
       Path out = Path.of("bench-results");
       String prof = null;
+      String agentJar = null;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
@@ -94,10 +105,11 @@ public final class BenchMain {
               executors = names(value(args, ++i, a), ExecutorFactory.names(), "executor");
           case "--out" -> out = Path.of(value(args, ++i, a));
           case "--prof" -> prof = value(args, ++i, a);
+          case "--agent-jar" -> agentJar = value(args, ++i, a);
           default -> throw new UsageException("unknown option '" + a + "'");
         }
       }
-      return new Args(quick, only, executors, out, prof, help);
+      return new Args(quick, only, executors, out, prof, help, agentJar);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -131,21 +143,32 @@ public final class BenchMain {
   static int run(String[] argv, PrintStream out) throws RunnerException, IOException {
     Args args = Args.parse(argv);
     if (args.help()) {
+      String list = BenchPlan.benchmarkList();
+      Args agentOnly = Args.parse(new String[] {"--only", "agent"});
       out.print(
           USAGE.formatted(
-              BenchPlan.estimateMinutes(BenchPlan.quick(), BenchPlan.benchmarkList()),
+              BenchPlan.estimateMinutes(BenchPlan.quick(), list),
               BenchPlan.FULL_NOISY_FORKS,
               BenchPlan.FULL_TINY_FORKS,
               BenchPlan.FULL_CAP64_FORKS,
               BenchPlan.FULL_FORKS,
-              BenchPlan.estimateMinutes(BenchPlan.full(), BenchPlan.benchmarkList()),
-              String.join(",", BenchPlan.SUITES), String.join(",", ExecutorFactory.names())));
+              BenchPlan.FULL_AGENT_FORKS,
+              BenchPlan.estimateMinutes(BenchPlan.full(), list),
+              String.join(",", BenchPlan.SUITES),
+              BenchPlan.estimateMinutes(select(BenchPlan.full(), agentOnly), list),
+              BenchPlan.estimateMinutes(select(BenchPlan.quick(), agentOnly), list),
+              String.join(",", ExecutorFactory.names())));
       return 0;
     }
     List<BenchRun> plan = select(args.quick() ? BenchPlan.quick() : BenchPlan.full(), args);
     if (plan.isEmpty()) {
       throw new UsageException("nothing to run with these --only / --executors choices");
     }
+    // Found before anything runs, so a missing jar fails at once, not after an hour.
+    Path agentJar = plan.stream().anyMatch(BenchRun::agentArms)
+        ? AgentArms.agentJar(args.agentJar(), System.getProperty(AgentArms.AGENT_JAR_PROPERTY),
+            AgentArms.codeSource(), Files::isRegularFile)
+        : null;
     ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC);
     String loadAtStart = loadAverage();
     Path dir =
@@ -159,6 +182,10 @@ public final class BenchMain {
 
     List<Row> rows = new ArrayList<>();
     for (BenchRun run : plan) {
+      if (run.agentArms()) {
+        rows.addAll(AgentArms.run(run, dir, agentJar, args.profiler(), out));
+        continue;
+      }
       Path json = dir.resolve(run.id() + ".json");
       out.println("\n=== " + run.id() + " → " + json);
       for (RunResult rr : new Runner(options(run, json, args.profiler()).build()).run()) {
@@ -174,7 +201,7 @@ public final class BenchMain {
     return 0;
   }
 
-  private static List<BenchRun> select(List<BenchRun> runs, Args args) {
+  static List<BenchRun> select(List<BenchRun> runs, Args args) {
     List<BenchRun> out = new ArrayList<>();
     for (BenchRun r : runs) {
       if (!args.only().isEmpty() && !args.only().contains(r.suite())) {
@@ -189,11 +216,19 @@ public final class BenchMain {
   }
 
   static ChainedOptionsBuilder options(BenchRun run, Path json, String profiler) {
+    return options(run, json, profiler, List.of());
+  }
+
+  /** {@code extraJvmArgs}: added to every fork's command line after {@code -Xms1g -Xmx1g}. */
+  static ChainedOptionsBuilder options(BenchRun run, Path json, String profiler,
+      List<String> extraJvmArgs) {
+    List<String> jvmArgs = new ArrayList<>(List.of("-Xms1g", "-Xmx1g"));
+    jvmArgs.addAll(extraJvmArgs);
     ChainedOptionsBuilder o =
         new OptionsBuilder()
             .include(run.include())
             .forks(run.iterations() == null ? 1 : run.iterations().forks())
-            .jvmArgsAppend("-Xms1g", "-Xmx1g")
+            .jvmArgsAppend(jvmArgs.toArray(String[]::new))
             .addProfiler(CpuTimeProfiler.class)
             .shouldFailOnError(false)
             .result(json.toString())
@@ -244,12 +279,14 @@ public final class BenchMain {
         .append(", forks run with -Xms1g -Xmx1g\n");
     s.append("- load average (1, 5, 15 min) at start: ").append(loadAtStart)
         .append("; at end: ").append(loadAverage()).append('\n');
-    s.append("- JMH: ").append(args.quick() ? "1 fork per benchmark"
+    s.append("- JMH: ").append(args.quick() ? "1 fork per benchmark (agent: 1 of each kind of JVM)"
             : BenchPlan.FULL_NOISY_FORKS
                 + " forks × 10 × 1 s (throughput, scaling-tasks, scaling-producers; "
                 + BenchPlan.FULL_TINY_FORKS + " for health; "
                 + BenchPlan.FULL_CAP64_FORKS + " for throughput-cap64) or "
-                + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (handoff, work)")
+                + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (handoff, work); agent: "
+                + BenchPlan.FULL_AGENT_FORKS + " bare and " + BenchPlan.FULL_AGENT_FORKS
+                + " instrumented forks × 10 × 1 s, alternating")
         .append("; ").append(args.quick() ? "quick" : "full")
         .append(" plan; error = JMH's 99.9 % confidence half-width; CPU ns/task = the forked JVM's")
         .append(" process CPU time (all threads) during measurement ÷ tasks\n");

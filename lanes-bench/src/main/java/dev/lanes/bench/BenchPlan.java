@@ -46,7 +46,7 @@ final class BenchPlan {
 
   /** The suites, in run order; {@code --only} takes these names. */
   static final List<String> SUITES =
-      List.of("throughput", "handoff", "scaling", "memory", "work", "health");
+      List.of("throughput", "handoff", "scaling", "memory", "work", "health", "agent");
 
   /** Fewest forks of any benchmark in the full plan. */
   static final int FULL_FORKS = 3;
@@ -61,6 +61,13 @@ final class BenchPlan {
    */
   static final int FULL_NOISY_FORKS = 10;
 
+  /**
+   * Forks of each arm (bare JVM, JVM with the agent) of the {@code agent} suite in the full plan:
+   * as many as the noisiest tiny-task suites, since its forks are as bimodal (BENCHMARKS.md, "Issue
+   * #24") and a 0.97× goal needs a narrow bar.
+   */
+  static final int FULL_AGENT_FORKS = 10;
+
   /** Forks of the cap-64 throughput suite in the full plan (see the class comment). */
   static final int FULL_CAP64_FORKS = 16;
 
@@ -71,6 +78,8 @@ final class BenchPlan {
       new BenchRun.Iterations(2, 2, 10, 1, FULL_NOISY_FORKS);
   private static final BenchRun.Iterations FULL_CAP64 =
       new BenchRun.Iterations(2, 2, 10, 1, FULL_CAP64_FORKS);
+  private static final BenchRun.Iterations FULL_AGENT =
+      new BenchRun.Iterations(2, 2, 10, 1, FULL_AGENT_FORKS);
   private static final BenchRun.Iterations FULL_MEMORY =
       new BenchRun.Iterations(1, 1, 3, 1, FULL_FORKS);
   private static final BenchRun.Iterations QUICK = new BenchRun.Iterations(1, 1, 3, 1, 1);
@@ -101,6 +110,7 @@ final class BenchPlan {
     runs.add(
         run("work", "work", "(WorkSizedBenchmark|TaskSizeBenchmark)", executors(ALL, "2"), FULL));
     runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), FULL_TINY));
+    runs.addAll(agent(List.of(TPE_LBQ, TPE_ABQ), List.of(TPE_LBQ), FULL_AGENT));
     return runs;
   }
 
@@ -123,13 +133,39 @@ final class BenchPlan {
         run("work", "work", "(WorkSizedBenchmark|TaskSizeBenchmark)",
             executors(List.of(TPE_LBQ, LANES, LANES_CPU_EVERY_TASK, LANES_VIRTUAL), "2"), QUICK));
     runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), QUICK));
+    runs.addAll(agent(List.of(TPE_LBQ, TPE_ABQ), List.of(TPE_LBQ), QUICK));
     return runs;
+  }
+
+  /**
+   * The {@code agent} suite (issue #25): each workload in JVMs without and with the lanes agent.
+   * {@code agent-tiny} and {@code agent-work} are {@code throughput}'s and {@code work}'s batches
+   * as they are (one shared {@code Runnable} per batch) on {@code executors}; {@code
+   * agent-tiny-distinct} and {@code agent-work-distinct} the same batches with one {@code
+   * Runnable} object per task ({@link AgentCostBenchmark}) on {@code distinctExecutors}.
+   */
+  private static List<BenchRun> agent(List<String> executors, List<String> distinctExecutors,
+      BenchRun.Iterations it) {
+    return List.of(
+        agentRun("agent-tiny", "ThroughputBenchmark\\.batch$", executors, it),
+        agentRun("agent-work", "WorkSizedBenchmark\\.batch$", executors, it),
+        agentRun("agent-tiny-distinct", "AgentCostBenchmark\\.tinyDistinct$", distinctExecutors,
+            it),
+        agentRun("agent-work-distinct", "AgentCostBenchmark\\.workDistinct$", distinctExecutors,
+            it));
+  }
+
+  private static BenchRun agentRun(String id, String method, List<String> executors,
+      BenchRun.Iterations it) {
+    return new BenchRun(id, "agent", "dev\\.lanes\\.bench\\." + method,
+        executors(executors, "2"), it, true);
   }
 
   /**
    * Minutes the plan's warm-up and measurement iterations take: for each run, its benchmark
    * methods (matched in JMH's {@code META-INF/BenchmarkList}) × parameter combinations × forks ×
-   * iterations. A lower bound: JVM starts and set-up come on top.
+   * JVM kinds ({@link BenchRun#arms()}) × iterations. A lower bound: JVM starts and set-up come
+   * on top.
    */
   static long estimateMinutes(List<BenchRun> plan, String benchmarkList) {
     long seconds = 0;
@@ -139,7 +175,8 @@ final class BenchPlan {
         combos *= values.size();
       }
       BenchRun.Iterations it = r.iterations();
-      seconds += combos * methods(r, benchmarkList) * (it == null ? 0 : it.totalSeconds());
+      seconds += combos * methods(r, benchmarkList) * r.arms()
+          * (it == null ? 0 : it.totalSeconds());
     }
     return Math.round(seconds / 60.0);
   }

@@ -29,6 +29,10 @@ final class BenchReport {
         out.append("(no results: the run failed or was skipped; see the JMH output above)\n");
         continue;
       }
+      if (run.agentArms()) {
+        agentTables(out, mine);
+        continue;
+      }
       for (List<Row> group : groups(mine)) {
         Row first = group.get(0);
         out.append("`").append(first.benchmark()).append("`");
@@ -68,6 +72,79 @@ final class BenchReport {
               ? fmt2(r.cpuPerTask() / base.get().cpuPerTask()) : "–");
       out.append(" |\n");
     }
+  }
+
+  /**
+   * An agent run: per executor, the bare and the instrumented JVMs' scores and CPU per task and
+   * the ratio instrumented ÷ bare over all forks; then each fork's mean in run order and the
+   * fast-mode forks' medians ({@link AgentArms#modes}).
+   */
+  static void agentTables(StringBuilder out, List<Row> rows) {
+    Row first = rows.get(0);
+    String unit = first.unit().equals("ops/s") ? "tasks/s" : first.unit();
+    out.append("`").append(first.benchmark()).append("`");
+    if (!first.otherParams().isEmpty()) {
+      out.append(" (").append(first.otherParams()).append(")");
+    }
+    out.append(", instrumented = with `-javaagent:lanes-agent.jar`, bare = without; all forks\n\n")
+        .append("| executor | bare (").append(unit).append(") | instrumented | instrumented / bare |")
+        .append(" ratio range | CPU ns/task bare | instrumented | CPU instrumented / bare |\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    List<String> executors = rows.stream().map(Row::executor).distinct().toList();
+    for (String e : executors) {
+      Optional<Row> bare = arm(rows, e, Row.BARE);
+      Optional<Row> agent = arm(rows, e, Row.AGENT);
+      out.append("| ").append(e).append(" | ")
+          .append(bare.map(r -> big(r.score()) + " ± " + big(r.error())).orElse("–")).append(" | ")
+          .append(agent.map(r -> big(r.score()) + " ± " + big(r.error())).orElse("–")).append(" | ");
+      if (bare.isPresent() && agent.isPresent()) {
+        Ratio q = Ratio.of(agent.get(), bare.get());
+        out.append(fmt2(q.point())).append(" | ").append(q.range());
+      } else {
+        out.append("– | –");
+      }
+      double cb = bare.map(Row::cpuPerTask).orElse(Double.NaN);
+      double ca = agent.map(Row::cpuPerTask).orElse(Double.NaN);
+      out.append(" | ").append(Double.isNaN(cb) ? "–" : fmt1(cb)).append(" | ")
+          .append(Double.isNaN(ca) ? "–" : fmt1(ca)).append(" | ")
+          .append(Double.isNaN(cb) || Double.isNaN(ca) ? "–" : fmt2(ca / cb)).append(" |\n");
+    }
+    out.append("\nEach fork's mean, in run order (").append(unit).append(" at CPU ns/task); fast =")
+        .append(" CPU per task ≤ ").append(AgentArms.FAST_CPU_FACTOR)
+        .append("× the arm's lowest fork\n\n")
+        .append("| executor | JVM | forks | fast | fast median | fast median CPU ns/task |")
+        .append(" fast medians instrumented / bare (tasks/s, CPU) |\n")
+        .append("|---|---|---|---:|---:|---:|---:|\n");
+    for (String e : executors) {
+      Optional<Row> bare = arm(rows, e, Row.BARE);
+      for (String a : List.of(Row.BARE, Row.AGENT)) {
+        Optional<Row> r = arm(rows, e, a);
+        if (r.isEmpty()) {
+          continue;
+        }
+        AgentArms.Modes m = AgentArms.modes(r.get().forks());
+        StringBuilder forks = new StringBuilder();
+        for (Row.Fork f : r.get().forks()) {
+          forks.append(forks.isEmpty() ? "" : ", ").append(big(f.score()))
+              .append(Double.isNaN(f.cpuPerTask()) ? "" : " at " + fmt1(f.cpuPerTask()));
+        }
+        out.append("| ").append(e).append(" | ").append(a.equals(Row.AGENT) ? "instrumented" : "bare")
+            .append(" | ").append(forks).append(" | ").append(m.fast()).append(" of ")
+            .append(m.all()).append(" | ").append(big(m.medianScore())).append(" | ")
+            .append(fmt1(m.medianCpu())).append(" | ");
+        if (a.equals(Row.AGENT) && bare.isPresent()) {
+          AgentArms.Modes b = AgentArms.modes(bare.get().forks());
+          out.append(fmt2(m.medianScore() / b.medianScore())).append(", ")
+              .append(fmt2(m.medianCpu() / b.medianCpu()));
+        }
+        out.append(" |\n");
+      }
+    }
+  }
+
+  static Optional<Row> arm(List<Row> rows, String executor, String arm) {
+    return rows.stream().filter(r -> r.executor().equals(executor) && r.arm().equals(arm))
+        .findFirst();
   }
 
   private static void sampleTable(StringBuilder out, List<Row> group, Optional<Row> base) {

@@ -13,13 +13,27 @@ import java.util.Map;
  * @param include regular expression of benchmark methods
  * @param params parameter values (an empty map = the annotations' values)
  * @param iterations warm-up and measurement iterations and their length, or null
+ * @param agentArms true: each benchmark and parameter set runs in two kinds of JVM, without and
+ *     with {@code -javaagent:lanes-agent.jar}, {@code iterations.forks()} of each, alternating
+ *     ({@link AgentArms})
  */
 record BenchRun(
     String id,
     String suite,
     String include,
     Map<String, List<String>> params,
-    Iterations iterations) {
+    Iterations iterations,
+    boolean agentArms) {
+
+  BenchRun(String id, String suite, String include, Map<String, List<String>> params,
+      Iterations iterations) {
+    this(id, suite, include, params, iterations, false);
+  }
+
+  /** JVM kinds each fork count applies to: 2 for an agent run (bare and instrumented), else 1. */
+  int arms() {
+    return agentArms ? 2 : 1;
+  }
 
   /**
    * Warm-up iterations of {@code warmupSeconds} each, then measurement iterations of {@code
@@ -48,13 +62,17 @@ record BenchRun(
             .toList();
     Map<String, List<String>> p = new LinkedHashMap<>(params);
     p.put("executor", narrowed);
-    return new BenchRun(id, suite, include, p, iterations);
+    return new BenchRun(id, suite, include, p, iterations, agentArms);
   }
 
-  /** True if, after narrowing, there is something besides the baseline to measure. */
+  /**
+   * True if, after narrowing, there is something besides the baseline to measure (in an agent
+   * run the baseline is the bare JVM, so any executor is).
+   */
   boolean measuresSomething() {
     List<String> executors = params.get("executor");
     return executors == null
+        || (agentArms && !executors.isEmpty())
         || executors.stream().anyMatch(e -> !e.equals(ExecutorFactory.TPE_LBQ));
   }
 }

@@ -86,6 +86,17 @@ final class Goals {
     out.add(
         atLeast("health run: lanes with its defaults (deadlock detection, saturation tracking) "
             + "≥ 1.0× tpe-lbq", "health", LANES, TPE_LBQ, 1.0));
+    // The agent's cost (#25): tpe-lbq in a JVM with the lanes agent ÷ in one without, same run.
+    for (String[] w : new String[][] {
+        {"agent-tiny", "tiny tasks", "0.7"},
+        {"agent-work", "work-sized tasks", "0.97"},
+        {"agent-tiny-distinct", "tiny tasks, one task object per task", "0.7"},
+        {"agent-work-distinct", "work-sized tasks, one task object per task", "0.97"}}) {
+      double target = Double.parseDouble(w[2]);
+      String goal = "agent: instrumented tpe-lbq ≥ " + w[2] + "× bare, " + w[1];
+      out.add(agentAllForks(goal + " (all forks)", w[0], target));
+      out.add(agentFastForks(goal + " (fast forks' medians)", w[0], target));
+    }
     return out;
   }
 
@@ -99,6 +110,47 @@ final class Goals {
 
   private Optional<Row> find(String runId, String executor) {
     return find(runId, "", executor);
+  }
+
+  private Optional<Row> findArm(String runId, String executor, String arm) {
+    return BenchReport.arm(rows.stream().filter(r -> r.runId().equals(runId)).toList(), executor,
+        arm);
+  }
+
+  /** Instrumented ÷ bare tpe-lbq over all forks, with the error bars' range; CPU ratio in the note. */
+  private Judgement agentAllForks(String goal, String runId, double target) {
+    Optional<Row> bare = findArm(runId, TPE_LBQ, Row.BARE);
+    Optional<Row> agent = findArm(runId, TPE_LBQ, Row.AGENT);
+    if (bare.isEmpty() || agent.isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    Judgement j = ratioJudgement(goal, BenchReport.Ratio.of(agent.get(), bare.get()), target);
+    double cpu = agent.get().cpuPerTask() / bare.get().cpuPerTask();
+    return new Judgement(j.goal(), j.measured(), j.verdict(), j.note() + "; CPU per task "
+        + (Double.isNaN(cpu) ? "not measured" : String.format(Locale.ROOT, "%.2f× (%.0f vs %.0f ns)",
+            cpu, agent.get().cpuPerTask(), bare.get().cpuPerTask())));
+  }
+
+  /** The same on the medians of each arm's fast-mode forks ({@link AgentArms#modes}). */
+  private Judgement agentFastForks(String goal, String runId, double target) {
+    Optional<Row> bare = findArm(runId, TPE_LBQ, Row.BARE);
+    Optional<Row> agent = findArm(runId, TPE_LBQ, Row.AGENT);
+    if (bare.isEmpty() || agent.isEmpty() || bare.get().forks().isEmpty()
+        || agent.get().forks().isEmpty()) {
+      return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
+    }
+    AgentArms.Modes b = AgentArms.modes(bare.get().forks());
+    AgentArms.Modes a = AgentArms.modes(agent.get().forks());
+    double q = a.medianScore() / b.medianScore();
+    double cpu = a.medianCpu() / b.medianCpu();
+    return new Judgement(
+        goal,
+        String.format(Locale.ROOT, "%.2f× (%s vs %s)", q, BenchReport.big(a.medianScore()),
+            BenchReport.big(b.medianScore())),
+        q >= target ? Verdict.MET : Verdict.MISSED,
+        String.format(Locale.ROOT, "fast forks: %d of %d instrumented, %d of %d bare; medians carry"
+            + " no error bar; CPU per task %s", a.fast(), a.all(), b.fast(), b.all(),
+            Double.isNaN(cpu) ? "not measured" : String.format(Locale.ROOT, "%.2f×", cpu)));
   }
 
   private Judgement atLeast(String goal, String runId, String a, String b, double target) {
@@ -166,6 +218,7 @@ final class Goals {
         rows.stream()
             .filter(BenchReport::isThroughput)
             .filter(r -> r.executor().equals(TPE_LBQ))
+            .filter(r -> !r.arm().equals(Row.AGENT)) // an instrumented pool is no baseline
             .filter(r -> r.score() > 0 && !Double.isNaN(r.error()))
             .max(java.util.Comparator.comparingDouble(r -> r.error() / r.score()));
     if (worst.isEmpty()) {

@@ -1,16 +1,21 @@
 package dev.lanes.bench;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 
 /**
  * One JMH result, flattened: which run and benchmark, its parameters, the score with its error
  * (JMH's 99.9 % confidence half-width), percentiles for sample-time results, and secondary
- * results (e.g. {@code bytesPerQueuedTask}).
+ * results (e.g. {@code bytesPerQueuedTask}), and each fork's own mean score and CPU per task, in
+ * the order the forks ran.
  */
 record Row(
     String runId,
@@ -24,7 +29,43 @@ record Row(
     double p50,
     double p90,
     double p99,
-    Map<String, Double> secondary) {
+    Map<String, Double> secondary,
+    List<Fork> forks) {
+
+  /** One fork's mean over its measurement iterations: score, and CPU ns per task (NaN if none). */
+  record Fork(double score, double cpuPerTask) {}
+
+  /** The parameter naming the JVM kind of an agent run's row: {@link #BARE} or {@link #AGENT}. */
+  static final String ARM = "arm";
+
+  static final String BARE = "bare";
+  static final String AGENT = "agent";
+
+  Row {
+    params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+    forks = List.copyOf(forks);
+  }
+
+  /** A row without per-fork figures. */
+  Row(String runId, String suite, String benchmark, Map<String, String> params, Mode mode,
+      double score, double error, String unit, double p50, double p90, double p99,
+      Map<String, Double> secondary) {
+    this(runId, suite, benchmark, params, mode, score, error, unit, p50, p90, p99, secondary,
+        List.of());
+  }
+
+  /** The same result with one more parameter, e.g. {@code arm=agent}. */
+  Row withParam(String key, String value) {
+    Map<String, String> p = new LinkedHashMap<>(params);
+    p.put(key, value);
+    return new Row(runId, suite, benchmark, p, mode, score, error, unit, p50, p90, p99, secondary,
+        forks);
+  }
+
+  /** {@link #BARE} or {@link #AGENT} in an agent run; "" elsewhere. */
+  String arm() {
+    return params.getOrDefault(ARM, "");
+  }
 
   static Row of(BenchRun run, RunResult rr) {
     BenchmarkParams bp = rr.getParams();
@@ -41,6 +82,12 @@ record Row(
     // The mean over iterations: an @AuxCounters EVENTS result's score is the sum over them.
     rr.getSecondaryResults().forEach((k, v) -> secondary.put(k, v.getStatistics().getMean()));
     var stats = primary.getStatistics();
+    List<Fork> forks = new ArrayList<>();
+    for (BenchmarkResult br : rr.getBenchmarkResults()) {
+      Result<?> cpu = br.getSecondaryResults().get(CpuTimeProfiler.KEY);
+      forks.add(new Fork(br.getPrimaryResult().getScore(),
+          cpu == null ? Double.NaN : cpu.getStatistics().getMean()));
+    }
     return new Row(
         run.id(),
         run.suite(),
@@ -53,7 +100,8 @@ record Row(
         stats.getPercentile(50),
         stats.getPercentile(90),
         stats.getPercentile(99),
-        secondary);
+        secondary,
+        forks);
   }
 
   /** CPU ns per task from {@link CpuTimeProfiler}, or NaN if not measured. */
@@ -66,12 +114,12 @@ record Row(
     return params.getOrDefault("executor", "");
   }
 
-  /** Parameters other than the executor, e.g. {@code cap=2 producers=4}. */
+  /** Parameters other than the executor (and the arm), e.g. {@code cap=2 producers=4}. */
   String otherParams() {
     StringBuilder sb = new StringBuilder();
     params.forEach(
         (k, v) -> {
-          if (!k.equals("executor")) {
+          if (!k.equals("executor") && !k.equals(ARM)) {
             sb.append(sb.isEmpty() ? "" : " ").append(k).append('=').append(v);
           }
         });

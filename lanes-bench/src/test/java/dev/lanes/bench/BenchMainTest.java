@@ -22,8 +22,8 @@ class BenchMainTest {
     int code = BenchMain.run(new String[] {"--help"}, new PrintStream(bytes, true, "UTF-8"));
     String text = bytes.toString(StandardCharsets.UTF_8);
     assertThat(code).isZero();
-    assertThat(text).contains("--quick", "throughput,handoff,scaling,memory,work,health",
-        "spring-vthreads-limit");
+    assertThat(text).contains("--quick", "throughput,handoff,scaling,memory,work,health,agent",
+        "spring-vthreads-limit", "--agent-jar PATH");
   }
 
   @Test
@@ -70,15 +70,27 @@ class BenchMainTest {
   }
 
   @Test
+  void anAgentRunOfTheBaselineAloneStillMeasuresSomething() {
+    BenchRun agentTiny = BenchPlan.full().stream().filter(r -> r.id().equals("agent-tiny"))
+        .findFirst().orElseThrow();
+    // in an agent run the baseline is the bare JVM: tpe-lbq alone is a comparison
+    assertThat(agentTiny.onlyExecutors(java.util.Set.of("tpe-lbq")).measuresSomething()).isTrue();
+    assertThat(agentTiny.onlyExecutors(java.util.Set.of("lanes")).params().get("executor"))
+        .containsExactly("tpe-lbq");
+  }
+
+  @Test
   void theFullPlanRunsAtLeastThreeForksAndEveryRunMeasuresCpuPerTask() {
     java.util.Set<String> tiny =
         java.util.Set.of(
-            "throughput", "throughput-cap64", "scaling-tasks", "scaling-producers", "health");
+            "throughput", "throughput-cap64", "scaling-tasks", "scaling-producers", "health",
+            "agent-tiny", "agent-work", "agent-tiny-distinct", "agent-work-distinct");
     for (BenchRun run : BenchPlan.full()) {
       assertThat(run.iterations()).as(run.id()).isNotNull();
       int forks = switch (run.id()) {
         case "throughput-cap64" -> 16;
         case "throughput", "scaling-tasks", "scaling-producers" -> 10;
+        case "agent-tiny", "agent-work", "agent-tiny-distinct", "agent-work-distinct" -> 10;
         case "health" -> 6;
         default -> 3;
       };
@@ -111,8 +123,18 @@ class BenchMainTest {
         "10 forks of 10 one-second iterations for throughput and both scaling suites",
         "6 for health", "16 for throughput-cap64",
         "3 forks of 2-second iterations",
+        "10 forks of each kind of JVM for agent",
         "at least " + full + " minutes", "CPU ns/task");
-    System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations%n", quick, full);
+    BenchMain.Args agentOnly = BenchMain.Args.parse(new String[] {"--only", "agent"});
+    long agentFull = BenchPlan.estimateMinutes(BenchMain.select(BenchPlan.full(), agentOnly), list);
+    long agentQuick =
+        BenchPlan.estimateMinutes(BenchMain.select(BenchPlan.quick(), agentOnly), list);
+    // 6 benchmark-executor pairs × 2 JVM kinds × 10 forks × 14 s = 28 minutes
+    assertThat(agentFull).isEqualTo(28);
+    assertThat(text).contains(
+        "(agent alone: at least " + agentFull + " minutes, " + agentQuick + " with --quick)");
+    System.out.printf("bench plans: quick >= %d min, full >= %d min of iterations (agent %d)%n",
+        quick, full, agentFull);
   }
 
   @Test
