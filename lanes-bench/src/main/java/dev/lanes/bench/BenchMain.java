@@ -41,11 +41,11 @@ public final class BenchMain {
                            scaling, memory and work suites; at least %d minutes of iterations)
         (no --quick)       the full run (%d forks of 10 one-second iterations for throughput
                            and both scaling suites, %d for health, %d for throughput-cap64,
-                           %d forks of 2-second iterations for handoff and work, %d forks of each
-                           kind of JVM for agent; at least %d minutes of iterations, plus a JVM
-                           start per fork)
+                           %d forks of 2-second iterations for handoff and work; at least %d
+                           minutes of iterations, plus a JVM start per fork)
         --only SUITES      comma-separated suites to run: %s
-                           (agent alone: at least %d minutes, %d with --quick)
+                           (agent runs only when named here: %d forks of each kind of JVM, at
+                           least %d minutes, %d with --quick)
         --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
                            baseline): %s
         --out DIR          where to write results (default: bench-results, under the current
@@ -65,6 +65,9 @@ public final class BenchMain {
       instrumented ÷ bare, for the tiny-task and work-sized batches as they are (one shared task
       object per batch) and with one task object per task.
       """;
+
+  /** The suite that runs only when {@code --only} names it. */
+  static final String AGENT_SUITE = "agent";
 
   private BenchMain() {}
 
@@ -152,9 +155,9 @@ public final class BenchMain {
               BenchPlan.FULL_TINY_FORKS,
               BenchPlan.FULL_CAP64_FORKS,
               BenchPlan.FULL_FORKS,
-              BenchPlan.FULL_AGENT_FORKS,
-              BenchPlan.estimateMinutes(BenchPlan.full(), list),
+              BenchPlan.estimateMinutes(select(BenchPlan.full(), Args.parse(new String[0])), list),
               String.join(",", BenchPlan.SUITES),
+              BenchPlan.FULL_AGENT_FORKS,
               BenchPlan.estimateMinutes(select(BenchPlan.full(), agentOnly), list),
               BenchPlan.estimateMinutes(select(BenchPlan.quick(), agentOnly), list),
               String.join(",", ExecutorFactory.names())));
@@ -206,6 +209,9 @@ public final class BenchMain {
     for (BenchRun r : runs) {
       if (!args.only().isEmpty() && !args.only().contains(r.suite())) {
         continue;
+      }
+      if (args.only().isEmpty() && r.suite().equals(AGENT_SUITE)) {
+        continue; // opt-in: the full run without it already takes most of a 3-hour session
       }
       BenchRun narrowed = args.executors().isEmpty() ? r : r.onlyExecutors(args.executors());
       if (narrowed.measuresSomething()) {
