@@ -82,6 +82,14 @@ class NettyAgentTest {
     assertThat(r.number(loop, "wait_mean_ms") * tasks).isCloseTo(appWait, within(appWait * 0.05));
     assertThat(r.number(loop, "run_mean_ms") * tasks).isBetween(appRun, appRun * 1.25);
 
+    // The bounded executor: its blocker, 16 queued tasks and 1 probe ran; the 17th was refused.
+    assertThat(r.out()).contains("17th pending task: refused (RejectedExecutionException)");
+    String bounded = figure(r.out(), "bounded executor thread: (\\S+)");
+    assertThat(r.pool(bounded).get("kind")).isEqualTo("EVENT_LOOP");
+    assertThat(r.number(bounded, "tasks")).isEqualTo(1 + 1 + 16);
+    assertThat(r.number(bounded, "rejected")).isEqualTo(1);
+    assertThat(r.number(bounded, "unknown_wait")).isZero();
+
     // The loop blocked 1.5 s by one task: its longest run, and one warning naming the loop, with
     // the stack of the task that blocked it.
     String blockedLoop = figure(r.out(), "blocking task ran on: (\\S+)");

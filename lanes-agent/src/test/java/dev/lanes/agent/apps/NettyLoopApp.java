@@ -13,14 +13,17 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.RejectedExecutionHandlers;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +39,7 @@ import java.util.concurrent.locks.LockSupport;
  *       (each parks 1 ms and measures its own wait and run), 10 tasks scheduled from outside the
  *       loop 5 ms apart, and a periodic task scheduled from inside it that cancels itself on its
  *       5th run;
+ *   <li>a {@code DefaultEventExecutor} bounded to 16 pending tasks, up to a refusal;
  *   <li>an NIO group of 2 loops ({@code MultiThreadIoEventLoopGroup} with {@code NioIoHandler} in
  *       Netty 4.2; {@code NioEventLoopGroup} with the argument {@code nio-group}, for Netty 4.1):
  *       an echo server and a client on 127.0.0.1, 20 four-byte messages echoed; then one task
@@ -95,6 +99,8 @@ public final class NettyLoopApp {
     periodic.get().await();
     System.out.println("periodic ran: " + tickCount.get() + ", cancelled: " + periodic.get().isCancelled());
 
+    refusal(loopThreads);
+
     EventLoopGroup io = nettyFour1 ? Four1.nioGroup(2, new DefaultThreadFactory("app-io"))
         : Four2.ioGroup(2, new DefaultThreadFactory("app-io"));
     for (EventExecutor e : io) {
@@ -142,6 +148,41 @@ public final class NettyLoopApp {
       threads.add(t.getName());
     }
     System.out.println("threads: " + String.join(",", threads));
+  }
+
+  /**
+   * A {@code DefaultEventExecutor} that holds at most 16 pending tasks (Netty's least bound): one
+   * task holds its thread, 16 wait, the 17th is refused (Netty's default handler throws).
+   */
+  private static void refusal(List<Thread> loopThreads) throws Exception {
+    DefaultEventExecutor bounded = new DefaultEventExecutor(null, new DefaultThreadFactory("app-bounded"),
+        16, RejectedExecutionHandlers.reject());
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    loopThreads.add(bounded.submit(Thread::currentThread).get());
+    bounded.execute(() -> {
+      holding.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    holding.await();
+    CountDownLatch queuedRan = new CountDownLatch(16);
+    for (int i = 0; i < 16; i++) {
+      bounded.execute(queuedRan::countDown);
+    }
+    try {
+      bounded.execute(() -> { });
+      System.out.println("17th pending task: accepted");
+    } catch (RejectedExecutionException e) {
+      System.out.println("17th pending task: refused (" + e.getClass().getSimpleName() + ")");
+    }
+    System.out.println("bounded executor thread: " + loopThreads.get(loopThreads.size() - 1).getName());
+    release.countDown();
+    queuedRan.await();
+    bounded.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
   }
 
   /** What an application should not do on an event loop: every channel of the loop waits. */
