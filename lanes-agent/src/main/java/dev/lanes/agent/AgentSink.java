@@ -188,6 +188,14 @@ final class AgentSink implements PoolSink {
     loops.scheduled(pool, task);
   }
 
+  @Override public Object loopIoStarted() {
+    return loops.ioStarted(slots.get());
+  }
+
+  @Override public void loopIoEnded(Object token) {
+    loops.ioEnded(token);
+  }
+
   /** A scheduled pool's task waits from its due time; any other unstamped task's wait is unknown. */
   private static long scheduledWait(Object task) {
     if (task.getClass().getName().equals(SCHEDULED_TASK)) {

@@ -24,12 +24,24 @@ import java.util.concurrent.TimeUnit;
  * schedule): that pass is counted as a task of its own. A finished or cancelled scheduled task
  * leaves no stamp behind.
  *
+ * <p><b>IO turns</b> (the loop handling the events its selector returned: its channels' handlers
+ * run then, not as tasks) are watched, not measured: while one runs, the loop's slot shows it as
+ * its running work, so the watchdog's blocking check warns, with the stack, about a handler that
+ * parks or blocks; they are neither counted as tasks nor timed in the table. The select itself
+ * (the loop waiting for IO, rightly) is outside the turn.
+ *
  * <p><b>Concurrency design.</b> The mark is a thread-local, written and read by its own thread
  * only. Stamps go through the striped {@link StampTable}. Nothing here blocks or calls the
  * application, except {@code getDelay} and {@code isDone} on Netty's scheduled task (plain reads).
  */
 final class LoopTasks {
   private static final String SCHEDULED_TASK = "io.netty.util.concurrent.ScheduledFutureTask";
+  /** What a loop's slot runs while its thread handles selected IO events (no task of its own). */
+  static final Object IO_TURN = new Object() {
+    @Override public String toString() {
+      return "IO events";
+    }
+  };
   /** True for the classes that are Netty single-thread event executors (event loops). */
   private static final ClassValue<Boolean> IS_EVENT_LOOP = new ClassValue<>() {
     @Override protected Boolean computeValue(Class<?> type) {
@@ -92,6 +104,25 @@ final class LoopTasks {
       if (!stamps.put(task, pool, dueAt(d))) {
         sink.unstamped.increment();
       }
+    }
+  }
+
+  /**
+   * Marks the slot of the loop this thread ran its last task for as running {@link #IO_TURN}
+   * (unless a task runs now), for the watchdog's blocking check; returns the slot, or null.
+   */
+  Object ioStarted(RunSlot slot) {
+    if (slot == null || slot.record.kind != PoolKind.EVENT_LOOP || slot.depth > 0
+        || slot.owner != Thread.currentThread()) {
+      return null;
+    }
+    slot.begin(IO_TURN, System.nanoTime());
+    return slot;
+  }
+
+  void ioEnded(Object token) {
+    if (token instanceof RunSlot slot && slot.current() == IO_TURN) {
+      slot.clear();
     }
   }
 

@@ -29,11 +29,15 @@ import net.bytebuddy.asm.Advice;
  *       task.run()} and is where every one of those methods (through {@code safeExecute}) runs a
  *       task: timed, on a marked thread, with the loop as the pool ({@link LoopTasks});
  *   <li>{@code scheduleFromEventLoop}, {@code removeScheduled}: a scheduled task is stamped at its
- *       due time when it enters the loop's schedule, unstamped when it is cancelled.
+ *       due time when it enters the loop's schedule, unstamped when it is cancelled;
+ *   <li>{@code processSelectedKeys()} of the NIO loop ({@code NioIoHandler} in 4.2, {@code
+ *       NioEventLoop} in 4.1), where the channels' handlers run: watched for blocking, not timed
+ *       ({@link LoopTasks}). The epoll, kqueue and io_uring transports' equivalents are not hooked.
  * </ul>
  *
  * <p>The task's run time is how long it held the loop (every channel of that loop waited): its max
- * and p99 are the loop's worst stalls. Failures are not counted: {@code safeExecute} catches and
+ * and p99 are the loop's worst stalls by a task (a handler's stall, in an IO turn, is warned about
+ * with its stack, not timed). Failures are not counted: {@code safeExecute} catches and
  * logs every exception itself. Not timed: tasks Netty runs outside those methods (its global
  * executor, {@code ManualIoEventLoop} in 4.2, shutdown hooks); tasks of the loop's tail queue
  * ({@code executeAfterEventLoopIteration}) are timed but have no stamp (unknown wait).
@@ -75,6 +79,9 @@ final class NettyHooks {
         .type(namedOneOf("io.netty.channel.DefaultEventLoop", "io.netty.util.concurrent.DefaultEventExecutor"))
         .transform((b, type, loader, module, domain) -> b
             .visit(Advice.to(LoopEntered.class).on(named("run").and(takesNoArguments()))))
+        .type(namedOneOf("io.netty.channel.nio.NioIoHandler", "io.netty.channel.nio.NioEventLoop"))
+        .transform((b, type, loader, module, domain) -> b
+            .visit(Advice.to(IoTurn.class).on(named("processSelectedKeys").and(takesNoArguments()))))
         .type(named(SCHEDULED_EXECUTOR))
         .transform((b, type, loader, module, domain) -> b
             .visit(Advice.to(Scheduled.class).on(named("scheduleFromEventLoop").and(takesArguments(1))))
@@ -107,6 +114,18 @@ final class NettyHooks {
     static void exit(@Advice.Argument(0) Runnable task, @Advice.Enter Object token,
         @Advice.Thrown Throwable thrown) {
       PoolBridge.loopTaskEnded(token, task, thrown);
+    }
+  }
+
+  static final class IoTurn {
+    @Advice.OnMethodEnter
+    static Object enter() {
+      return PoolBridge.loopIoStarted();
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class)
+    static void exit(@Advice.Enter Object token) {
+      PoolBridge.loopIoEnded(token);
     }
   }
 

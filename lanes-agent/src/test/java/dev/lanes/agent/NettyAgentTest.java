@@ -27,7 +27,7 @@ class NettyAgentTest {
   private static final Pattern BLOCKING_WARNING = Pattern.compile("blocking call on Netty event loop");
 
   @Test
-  void loopTasksAreTimedAndATaskThatBlocksItsLoopIsWarnedOnceWithItsStack() throws Exception {
+  void loopTasksAreTimedAndATaskOrHandlerThatBlocksItsLoopIsWarnedOnceWithItsStack() throws Exception {
     String classPath = AgentJvm.classPathWith("netty-");
     AgentJvm.Result without = AgentJvm.runOn(classPath, NettyLoopApp.class, null, List.of());
     AgentJvm.Result with = AgentJvm.runOn(classPath, NettyLoopApp.class, "", List.of());
@@ -75,12 +75,13 @@ class NettyAgentTest {
     assertThat(r.number(loop, "unknown_wait")).isZero();
     assertThat(r.number(loop, "failed")).isZero();
     // Both measured in the same run: the agent's sums within 5 % of the tasks' own (the other
-    // 26 tasks wait and run for little).
+    // 26 tasks wait and run for little; their run, on a busy machine, may include being
+    // descheduled, hence the wider bound above the tasks' own run).
     double appWait = Double.parseDouble(figure(r.out(), "wait_total_ms=([0-9.]+)"));
     double appRun = Double.parseDouble(figure(r.out(), "run_total_ms=([0-9.]+)"));
     double tasks = r.number(loop, "tasks");
     assertThat(r.number(loop, "wait_mean_ms") * tasks).isCloseTo(appWait, within(appWait * 0.05));
-    assertThat(r.number(loop, "run_mean_ms") * tasks).isBetween(appRun, appRun * 1.25);
+    assertThat(r.number(loop, "run_mean_ms") * tasks).isBetween(appRun, appRun * 1.5);
 
     // The bounded executor: its blocker, 16 queued tasks and 1 probe ran; the 17th was refused.
     assertThat(r.out()).contains("17th pending task: refused (RejectedExecutionException)");
@@ -90,8 +91,8 @@ class NettyAgentTest {
     assertThat(r.number(bounded, "rejected")).isEqualTo(1);
     assertThat(r.number(bounded, "unknown_wait")).isZero();
 
-    // The loop blocked 1.5 s by one task: its longest run, and one warning naming the loop, with
-    // the stack of the task that blocked it.
+    // The loop blocked 1.5 s by one task: its longest run, and a warning naming the loop, with
+    // the stack of the task that blocked it (one of two warnings).
     String blockedLoop = figure(r.out(), "blocking task ran on: (\\S+)");
     assertThat(r.pool(blockedLoop).get("kind")).isEqualTo("EVENT_LOOP");
     assertThat(r.number(blockedLoop, "run_max_ms")).isGreaterThanOrEqualTo(NettyLoopApp.BLOCK_MS * 0.99);
@@ -100,14 +101,22 @@ class NettyAgentTest {
     while (warnings.find()) {
       count++;
     }
-    assertThat(count).as(r.err()).isEqualTo(1);
+    assertThat(count).as(r.err()).isEqualTo(2);
     assertThat(r.err()).contains("blocking call on Netty event loop \"" + blockedLoop + "\"",
         "at " + NettyLoopApp.class.getName() + ".sleepOnTheLoop(");
+    // The other one: a handler that slept on its loop while handling a read (an IO turn, not a
+    // task: warned about with its stack, not timed).
+    String handlerLoop = figure(r.out(), "handler slept on: (\\S+)");
+    assertThat(r.err()).contains("blocking call on Netty event loop \"" + handlerLoop + "\"",
+        "at " + NettyLoopApp.class.getName() + ".sleepInTheHandler(");
     // The group's other loop is a pool of its own, named after its thread.
     String otherLoop = blockedLoop.endsWith("-1") ? blockedLoop.replaceAll("-1$", "-2")
         : blockedLoop.replaceAll("-\\d+$", "-1");
     assertThat(r.pool(otherLoop).get("kind")).isEqualTo("EVENT_LOOP");
     assertThat(r.number(otherLoop, "tasks")).isPositive();
+    // Channel registration, accepts and writes reach the loops through execute: all stamped.
+    assertThat(r.number(blockedLoop, "unknown_wait")).isZero();
+    assertThat(r.number(otherLoop, "unknown_wait")).isZero();
   }
 
   private static Set<String> threads(String out) {

@@ -215,6 +215,27 @@ public final class PoolBridge {
     }
   }
 
+  /** Around an event loop's handling of its selected IO events; see {@link PoolSink#loopIoStarted}. */
+  public static Object loopIoStarted() {
+    try {
+      return sink.loopIoStarted();
+    } catch (Throwable t) {
+      fail(t);
+      return null;
+    }
+  }
+
+  public static void loopIoEnded(Object token) {
+    if (token == null) {
+      return;
+    }
+    try {
+      sink.loopIoEnded(token);
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
   private static void fail(Throwable t) {
     sink = PoolSink.OFF;
     if (!failed) {

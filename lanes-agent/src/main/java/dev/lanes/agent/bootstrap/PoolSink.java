@@ -80,6 +80,15 @@ public interface PoolSink {
   /** The event loop {@code pool} put {@code task} in its schedule, to run at its due time. */
   void scheduled(Object pool, Object task);
 
+  /**
+   * The current thread, an event loop's, starts handling the IO events its selector returned
+   * (its channels' handlers run now); returns a token for {@link #loopIoEnded}, or null.
+   */
+  Object loopIoStarted();
+
+  /** The IO events of {@link #loopIoStarted} were handled; a null token does nothing. */
+  void loopIoEnded(Object token);
+
   /** The sink that records nothing: before the agent is ready, and after it turned itself off. */
   PoolSink OFF = new PoolSink() {
     @Override public void created(Object pool) {}
@@ -99,5 +108,7 @@ public interface PoolSink {
     @Override public Object loopTaskStarted(Object task) { return null; }
     @Override public void loopTaskEnded(Object token, Object task, Throwable failure) {}
     @Override public void scheduled(Object pool, Object task) {}
+    @Override public Object loopIoStarted() { return null; }
+    @Override public void loopIoEnded(Object token) {}
   };
 }

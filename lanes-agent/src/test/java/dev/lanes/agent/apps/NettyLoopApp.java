@@ -42,8 +42,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>a {@code DefaultEventExecutor} bounded to 16 pending tasks, up to a refusal;
  *   <li>an NIO group of 2 loops ({@code MultiThreadIoEventLoopGroup} with {@code NioIoHandler} in
  *       Netty 4.2; {@code NioEventLoopGroup} with the argument {@code nio-group}, for Netty 4.1):
- *       an echo server and a client on 127.0.0.1, 20 four-byte messages echoed; then one task
- *       sleeps {@value #BLOCK_MS} ms on the client's loop.
+ *       an echo server and a client on 127.0.0.1, 20 four-byte messages echoed; then the server's
+ *       handler sleeps {@value #BLOCK_MS} ms on one message, and one task sleeps as long on the
+ *       client's loop.
  * </ol>
  *
  * Prints a transcript (the same with and without the agent), a {@code figures:} line (the tasks'
@@ -108,13 +109,13 @@ public final class NettyLoopApp {
     }
     Channel server = new ServerBootstrap().group(io).channel(NioServerSocketChannel.class)
         .childHandler(new Echo()).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-    CountDownLatch echoed = new CountDownLatch(80);
+    AtomicReference<CountDownLatch> echoed = new AtomicReference<>(new CountDownLatch(80));
     Channel client = new Bootstrap().group(io).channel(NioSocketChannel.class)
         .handler(new ChannelInboundHandlerAdapter() {
           @Override public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf b = (ByteBuf) msg;
             for (int n = b.readableBytes(); n > 0; n--) {
-              echoed.countDown();
+              echoed.get().countDown();
             }
             b.release();
           }
@@ -122,8 +123,13 @@ public final class NettyLoopApp {
     for (int i = 0; i < 20; i++) {
       client.writeAndFlush(client.alloc().buffer(4).writeInt(i));
     }
-    echoed.await();
-    System.out.println("echoed bytes: " + (80 - echoed.getCount()));
+    echoed.get().await();
+    System.out.println("echoed bytes: " + (80 - echoed.get().getCount()));
+
+    echoed.set(new CountDownLatch(4));
+    client.writeAndFlush(client.alloc().buffer(4).writeInt(Echo.SLEEP));
+    echoed.get().await();
+    System.out.println("handler slept on: " + Echo.sleptOn);
 
     CountDownLatch blocked = new CountDownLatch(1);
     client.eventLoop().execute(() -> {
@@ -194,14 +200,31 @@ public final class NettyLoopApp {
     }
   }
 
-  /** Echoes what it reads. */
+  /** Echoes what it reads; on the message {@value #SLEEP}, sleeps first (in the loop's IO turn). */
   private static final class Echo extends ChannelInboundHandlerAdapter {
+    static final int SLEEP = 99;
+    static volatile String sleptOn;
+
     @Override public boolean isSharable() {
       return true;
     }
 
     @Override public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf b = (ByteBuf) msg;
+      if (b.readableBytes() == 4 && b.getInt(b.readerIndex()) == SLEEP) {
+        sleepInTheHandler();
+        sleptOn = Thread.currentThread().getName();
+      }
       ctx.writeAndFlush(msg);
+    }
+  }
+
+  /** The same mistake in a channel handler: the loop's other channels wait. */
+  static void sleepInTheHandler() {
+    try {
+      Thread.sleep(BLOCK_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
