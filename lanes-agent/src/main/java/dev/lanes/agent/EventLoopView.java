@@ -10,7 +10,7 @@ import java.util.Queue;
 
 /**
  * A Netty event loop ({@code SingleThreadEventExecutor}) as the watchdog and the table see it:
- * one thread (until it terminates), its pending tasks from its public {@code pendingTasks()} (in
+ * one thread until it terminates (a 4.2 loop suspended while idle still shows 1), its pending tasks from its public {@code pendingTasks()} (in
  * Netty 4.1.118 and 4.2.19 a read of its queues' sizes, never a task handed to the loop).
  *
  * <p>{@link #queuedTasks} lists the loop's queue and its schedule, read from Netty's private

@@ -112,8 +112,7 @@ final class LoopTasks {
    * (unless a task runs now), for the watchdog's blocking check; returns the slot, or null.
    */
   Object ioStarted(RunSlot slot) {
-    if (slot == null || slot.record.kind != PoolKind.EVENT_LOOP || slot.depth > 0
-        || slot.owner != Thread.currentThread()) {
+    if (slot == null || slot.record.kind != PoolKind.EVENT_LOOP || slot.depth > 0) {
       return null;
     }
     slot.begin(IO_TURN, System.nanoTime());
