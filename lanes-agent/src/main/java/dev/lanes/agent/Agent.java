@@ -138,6 +138,7 @@ final class Agent {
         .ignore(nameStartsWith("dev.lanes.agent.").or(nameStartsWith("net.bytebuddy.")))
         .assureReadEdgeTo(inst, PoolBridge.class);
     builder = ThreadPoolHooks.apply(builder, run, options.attached);
+    builder = NettyHooks.apply(builder);
     try {
       builder.installOn(inst);
     } finally {

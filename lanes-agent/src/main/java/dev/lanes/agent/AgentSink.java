@@ -37,9 +37,12 @@ final class AgentSink implements PoolSink {
   /** Tasks not stamped because the table was full. */
   final java.util.concurrent.atomic.LongAdder unstamped = new java.util.concurrent.atomic.LongAdder();
 
+  private final LoopTasks loops;
+
   AgentSink(StampTable stamps, Pools pools) {
     this.stamps = stamps;
     this.pools = pools;
+    this.loops = new LoopTasks(this, stamps);
   }
 
   private static boolean cpuSupported() {
@@ -164,6 +167,34 @@ final class AgentSink implements PoolSink {
       hookTokens.remove();
       ended(token, failure);
     }
+  }
+
+  @Override public Object loopEntered(Object loop) {
+    return loops.entered(loop);
+  }
+
+  @Override public void loopExited(Object previous) {
+    loops.exited(previous);
+  }
+
+  @Override public Object loopTaskStarted(Object task) {
+    return loops.taskStarted(task);
+  }
+
+  @Override public void loopTaskEnded(Object token, Object task, Throwable failure) {
+    loops.taskEnded(token, task, failure);
+  }
+
+  @Override public void scheduled(Object pool, Object task) {
+    loops.scheduled(pool, task);
+  }
+
+  @Override public Object loopIoStarted() {
+    return loops.ioStarted(slots.get());
+  }
+
+  @Override public void loopIoEnded(Object token) {
+    loops.ioEnded(token);
   }
 
   /** A scheduled pool's task waits from its due time; any other unstamped task's wait is unknown. */

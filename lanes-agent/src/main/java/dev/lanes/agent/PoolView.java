@@ -49,6 +49,7 @@ interface PoolView {
     return switch (kind) {
       case THREAD_POOL, SCHEDULED -> JdkThreadPoolView.INSTANCE;
       case TOMCAT -> TomcatThreadPoolView.forClass(pool.getClass());
+      case EVENT_LOOP -> EventLoopView.forClass(pool.getClass());
       default -> NONE;
     };
   }

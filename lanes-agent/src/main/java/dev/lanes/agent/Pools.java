@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  *   <li>the framework's name where it has one (the common pool);
  *   <li>else its threads' name without the trailing number ({@code http-nio-8080-exec-3} → {@code
  *       http-nio-8080-exec}), taken when its first task runs, unless the threads have the JDK's
- *       default names ({@code pool-7-thread-1}), which say nothing;
+ *       default names ({@code pool-7-thread-1}), which say nothing; a Netty event loop, which has
+ *       one thread for its life, takes that thread's full name ({@code nioEventLoopGroup-2-1});
  *   <li>else where it was made: the first caller outside the JDK ({@code OrderService.init:42}).
  * </ol>
  *
@@ -92,7 +93,9 @@ final class Pools {
     if (JDK_DEFAULT_THREAD.matcher(threadName).matches()) {
       return; // "pool-7-thread-1" says nothing: keep where it was made
     }
-    String prefix = threadName.replaceAll("[-_#. ]*\\d+$", "");
+    // An event loop has one thread for its life: its full name is the loop's (see NettyHooks).
+    String prefix = r.kind == PoolKind.EVENT_LOOP ? threadName
+        : threadName.replaceAll("[-_#. ]*\\d+$", "");
     if (prefix.isEmpty() || prefix.equals(threadName) && r.site != null) {
       return; // no number to strip (one named thread): the place it was made is as good
     }

@@ -59,6 +59,29 @@ final class AgentJvm {
 
   static Result run(Class<?> app, String options, List<String> jvmArgs, String... args)
       throws IOException, InterruptedException {
+    return runOn(System.getProperty("lanes.agent.appClassPath", CLASSES), app, options, jvmArgs, args);
+  }
+
+  /**
+   * The test classes and the jars of this JVM's class path whose file names start with one of
+   * {@code jarPrefixes} ({@code "netty-"}): an app's class path for a framework the tests depend
+   * on, without the agent's own classes or its dependencies.
+   */
+  static String classPathWith(String... jarPrefixes) {
+    String all = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> out = new ArrayList<>(List.of(CLASSES));
+    for (String entry : all.split(java.io.File.pathSeparator)) {
+      String file = Path.of(entry).getFileName().toString();
+      if (file.endsWith(".jar") && Arrays.stream(jarPrefixes).anyMatch(file::startsWith)) {
+        out.add(entry);
+      }
+    }
+    return String.join(java.io.File.pathSeparator, out);
+  }
+
+  /** Runs {@code app} on the class path {@code classPath}; see {@link #run(Class, String, String...)}. */
+  static Result runOn(String classPath, Class<?> app, String options, List<String> jvmArgs,
+      String... args) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("lanes-agent-test");
     Path table = dir.resolve("pools.tsv");
     List<String> cmd = new ArrayList<>();
@@ -70,7 +93,7 @@ final class AgentJvm {
       cmd.add("-javaagent:" + JAR.toAbsolutePath() + "=" + all);
     }
     cmd.add("-cp");
-    cmd.add(jvmArgs.contains(WITH_LIBRARIES) ? libraryClassPath() : CLASSES);
+    cmd.add(jvmArgs.contains(WITH_LIBRARIES) ? libraryClassPath() : classPath);
     cmd.add(app.getName());
     cmd.addAll(Arrays.asList(args));
     Path out = dir.resolve("out.txt");

@@ -167,6 +167,75 @@ public final class PoolBridge {
     }
   }
 
+  /** A Netty event loop's task-running method is entered; see {@link PoolSink#loopEntered}. */
+  public static Object loopEntered(Object loop) {
+    try {
+      return sink.loopEntered(loop);
+    } catch (Throwable t) {
+      fail(t);
+      return null;
+    }
+  }
+
+  public static void loopExited(Object previous) {
+    try {
+      sink.loopExited(previous);
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
+  /** Around Netty's {@code runTask(task)} (the task's {@code run()} and nothing else). */
+  public static Object loopTaskStarted(Object task) {
+    try {
+      return sink.loopTaskStarted(task);
+    } catch (Throwable t) {
+      fail(t);
+      return null;
+    }
+  }
+
+  /** Ends what {@link #loopTaskStarted} began; does nothing for a null token (no loop). */
+  public static void loopTaskEnded(Object token, Object task, Throwable failure) {
+    if (token == null) {
+      return;
+    }
+    try {
+      sink.loopTaskEnded(token, task, failure);
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
+  public static void scheduled(Object pool, Object task) {
+    try {
+      sink.scheduled(pool, task);
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
+  /** Around an event loop's handling of its selected IO events; see {@link PoolSink#loopIoStarted}. */
+  public static Object loopIoStarted() {
+    try {
+      return sink.loopIoStarted();
+    } catch (Throwable t) {
+      fail(t);
+      return null;
+    }
+  }
+
+  public static void loopIoEnded(Object token) {
+    if (token == null) {
+      return;
+    }
+    try {
+      sink.loopIoEnded(token);
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
   private static void fail(Throwable t) {
     sink = PoolSink.OFF;
     if (!failed) {

@@ -58,6 +58,37 @@ public interface PoolSink {
   /** A pool's {@code afterExecute} hook was called; see {@link #beforeExecute}. */
   void afterExecute(Object pool, Object task, Throwable failure);
 
+  /**
+   * The current thread enters a method of the Netty event loop {@code loop} that runs the loop's
+   * tasks; returns what {@link #loopExited} restores (these methods nest).
+   */
+  Object loopEntered(Object loop);
+
+  /** Leaves what {@link #loopEntered} entered; {@code previous} is what it returned. */
+  void loopExited(Object previous);
+
+  /**
+   * Netty's {@code runTask(task)} is about to run {@code task}: if the current thread is inside a
+   * loop's task-running method, the task starts for that loop; returns a token for {@link
+   * #loopTaskEnded} (null when the thread runs no loop).
+   */
+  Object loopTaskStarted(Object task);
+
+  /** The task behind {@code token} returned or threw; a null token does nothing. */
+  void loopTaskEnded(Object token, Object task, Throwable failure);
+
+  /** The event loop {@code pool} put {@code task} in its schedule, to run at its due time. */
+  void scheduled(Object pool, Object task);
+
+  /**
+   * The current thread, an event loop's, starts handling the IO events its selector returned
+   * (its channels' handlers run now); returns a token for {@link #loopIoEnded}, or null.
+   */
+  Object loopIoStarted();
+
+  /** The IO events of {@link #loopIoStarted} were handled; a null token does nothing. */
+  void loopIoEnded(Object token);
+
   /** The sink that records nothing: before the agent is ready, and after it turned itself off. */
   PoolSink OFF = new PoolSink() {
     @Override public void created(Object pool) {}
@@ -72,5 +103,12 @@ public interface PoolSink {
     @Override public void workerEntered() {}
     @Override public void beforeExecute(Object pool, Object task) {}
     @Override public void afterExecute(Object pool, Object task, Throwable failure) {}
+    @Override public Object loopEntered(Object loop) { return null; }
+    @Override public void loopExited(Object previous) {}
+    @Override public Object loopTaskStarted(Object task) { return null; }
+    @Override public void loopTaskEnded(Object token, Object task, Throwable failure) {}
+    @Override public void scheduled(Object pool, Object task) {}
+    @Override public Object loopIoStarted() { return null; }
+    @Override public void loopIoEnded(Object token) {}
   };
 }
