@@ -7,7 +7,8 @@ import java.util.Locale;
  * One pool's saturation state, judged with a lane's default rules (lanes-core's {@code
  * HealthMonitor}): over a sliding window of {@value #WINDOW_SECONDS} s, the queue wait (the mean
  * wait of the tasks that ended in the window, or the age of the oldest queued task when larger)
- * above the mean run time (at least {@value #MIN_WAIT_MILLIS} ms) is SATURATED; any rejection in
+ * above the mean run time (at least {@value #MIN_WAIT_MILLIS} ms; {@value
+ * #EVENT_LOOP_MIN_WAIT_MILLIS} ms for an event loop) is SATURATED; any rejection in
  * the window is REJECTING. A worse state is entered after it held {@value #ENTER_MILLIS} ms, a
  * better one after {@value #EXIT_MILLIS} ms; DEADLOCKED is entered and left on the deadlock
  * check's evidence alone. Saturated time is the time spent in any state but OK (writing 004's
@@ -19,6 +20,12 @@ import java.util.Locale;
 final class PoolHealth {
   static final int WINDOW_SECONDS = 5;
   static final int MIN_WAIT_MILLIS = 1;
+  /**
+   * An event loop's floor instead: its tasks wait behind its IO work (selecting, reading, the
+   * handlers), which is no task, so their wait exceeds their microseconds of run time on any busy
+   * loop; a loop is saturated when the wait itself is long enough to slow every request on it.
+   */
+  static final int EVENT_LOOP_MIN_WAIT_MILLIS = 10;
   static final int ENTER_MILLIS = 1_000;
   static final int EXIT_MILLIS = 2_000;
   private static final long WINDOW = WINDOW_SECONDS * 1_000_000_000L;
@@ -36,9 +43,16 @@ final class PoolHealth {
   /** The figures behind the last judgement, for the warning and the table. */
   volatile String why = "";
 
+  private final long minWaitNanos;
+
   PoolHealth(long now) {
+    this(now, MIN_WAIT_MILLIS);
+  }
+
+  PoolHealth(long now, int minWaitMillis) {
     this.candidateSince = now;
     this.stateSince = now;
+    this.minWaitNanos = minWaitMillis * 1_000_000L;
   }
 
   State state() {
@@ -75,7 +89,7 @@ final class PoolHealth {
         : last[3] > 0 ? (double) last[4] / last[3] : 0;
     long rejectedInWindow = last[5] - first[5];
     double wait = Math.max(meanWait, oldestQueuedNanos);
-    double threshold = Math.max(meanRun, MIN_WAIT_MILLIS * 1e6);
+    double threshold = Math.max(meanRun, minWaitNanos);
     State desired = rejectedInWindow > 0 ? State.REJECTING
         : wait > threshold ? State.SATURATED : State.OK;
     if (state == State.DEADLOCKED) {
