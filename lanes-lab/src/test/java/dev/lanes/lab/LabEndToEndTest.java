@@ -238,7 +238,7 @@ class LabEndToEndTest {
       return; // no redis-server here: checked above that E13 says so
     }
     String html = Files.readString(out.resolve("index.html"));
-    String e13 = html.substring(html.indexOf("id=\"E13\""));
+    String e13 = section(html, "E13");
     for (String measure : List.of("requests in flight at the downstream, sampled",
         "use of the cap when demand exceeds it", "permit acquire + release overhead on loopback",
         "one of the 4 JVMs killed with SIGKILL while holding permits", "Redis stopped for",
@@ -261,7 +261,7 @@ class LabEndToEndTest {
       return; // the agent's jars are not built here: checked above that E14 says so
     }
     String html = Files.readString(out.resolve("index.html"));
-    String e14 = html.substring(html.indexOf("id=\"E14\""));
+    String e14 = section(html, "E14");
     Matcher verdicts = Pattern.compile("<td>(met|MISSED|not measured by this agent build)</td>").matcher(e14);
     int n = 0;
     while (verdicts.find()) {
@@ -269,6 +269,13 @@ class LabEndToEndTest {
     }
     assertThat(n).isEqualTo(5);
     assertThat(out.resolve("E14-pools.png")).exists();
+  }
+
+  /** The page from experiment {@code id}'s section to the next experiment's (or the end). */
+  private static String section(String html, String id) {
+    String from = html.substring(html.indexOf("id=\"" + id + "\""));
+    int next = from.indexOf("id=\"E", 1);
+    return next < 0 ? from : from.substring(0, next);
   }
 
   @SuppressWarnings("unchecked")

@@ -109,8 +109,9 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   @Override
   public ExperimentResult run(LabContext ctx) throws Exception {
     ExperimentResult result = new ExperimentResult(this);
-    Jars jars = Jars.at(root != null ? root : Jars.root());
-    if (Jars.find(root != null ? root : Jars.root()).isEmpty()) {
+    Path tree = root != null ? root : Jars.root();
+    Jars jars = Jars.at(tree);
+    if (Jars.find(tree).isEmpty()) {
       result.figure("ran", false);
       result.verdict(false, "Not run: " + jars.missing() + ".");
       return result;
