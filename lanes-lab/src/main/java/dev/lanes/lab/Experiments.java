@@ -13,6 +13,7 @@ import dev.lanes.lab.experiments.E7NestedSubmission;
 import dev.lanes.lab.experiments.E8NoisyNeighbour;
 import dev.lanes.lab.experiments.E9SizingAdvice;
 import dev.lanes.lab.experiments.E13SharedCapAcrossJvms;
+import dev.lanes.lab.experiments.E14QueuesYouDoNotOwn;
 import java.util.List;
 
 /** The lab's experiments, in the order they run. */
@@ -34,6 +35,7 @@ public final class Experiments {
         new E10Adapt(),
         new E11Stages(),
         new E12FanOut(),
-        new E13SharedCapAcrossJvms());
+        new E13SharedCapAcrossJvms(),
+        new E14QueuesYouDoNotOwn());
   }
 }

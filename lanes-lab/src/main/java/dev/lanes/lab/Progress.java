@@ -33,7 +33,8 @@ final class Progress implements AutoCloseable {
       Map.entry("E7", new double[] {2, 5}), Map.entry("E8", new double[] {4, 20}),
       Map.entry("E9", new double[] {4, 30}), Map.entry("E10", new double[] {25, 110}),
       Map.entry("E11", new double[] {8, 25}), Map.entry("E12", new double[] {4, 10}),
-      Map.entry("E13", new double[] {23, 35}));
+      Map.entry("E13", new double[] {23, 35}),
+      Map.entry("E14", new double[] {19, 30}));
 
   private final PrintStream err;
   private final int columns;

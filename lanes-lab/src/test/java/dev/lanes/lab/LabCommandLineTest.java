@@ -47,7 +47,7 @@ class LabCommandLineTest {
     assertThat(err.toString(StandardCharsets.UTF_8))
         .isEqualTo("lanes lab: unknown experiment 'E42' in --only; known: "
             + String.join(",", Experiments.all().stream().map(Experiment::id).toList()) + "; try --list\n");
-    assertThat(Experiments.all().stream().map(Experiment::id).toList()).startsWith("E1", "E2", "E3").contains("E13");
+    assertThat(Experiments.all().stream().map(Experiment::id).toList()).startsWith("E1", "E2", "E3").contains("E13", "E14");
   }
 
   @Test
