@@ -115,13 +115,20 @@ final class LoopTasks {
     if (slot == null || slot.record.kind != PoolKind.EVENT_LOOP || slot.depth > 0) {
       return null;
     }
-    slot.begin(IO_TURN, System.nanoTime());
+    long now = System.nanoTime();
+    slot.ioStarted = now;
+    slot.begin(IO_TURN, now);
     return slot;
   }
 
+  /**
+   * The IO turn ended: its time joins the loop's run time (not its tasks' count or waits), so a
+   * handler that holds the loop shows in the loop's longest run as a task would.
+   */
   void ioEnded(Object token) {
     if (token instanceof RunSlot slot && slot.current() == IO_TURN) {
       slot.clear();
+      slot.append(RunSlot.NOT_QUEUED, System.nanoTime() - slot.ioStarted, false);
     }
   }
 

@@ -40,6 +40,7 @@ final class PoolRecord implements RunSlot.SampleSink {
   private long runSum;
   private long retiredCpuTasks;
   private long retiredCpuNanos;
+  private long ioTurns;
 
   PoolRecord(PoolKind kind, Object pool, String name, String site, long now) {
     this.kind = kind;
@@ -78,6 +79,11 @@ final class PoolRecord implements RunSlot.SampleSink {
   }
 
   @Override public void sample(long wait, long run, boolean failedTask) {
+    if (wait == RunSlot.NOT_QUEUED) {
+      runs.recordValue(run); // an event loop's IO turn: in the run distribution, not a task
+      ioTurns++;
+      return;
+    }
     ended++;
     if (failedTask) {
       failed++;
@@ -104,6 +110,7 @@ final class PoolRecord implements RunSlot.SampleSink {
     retiredCpuTasks += s.cpuTasks;
     retiredCpuNanos += s.cpuNanos;
     rejected.add(s.rejected);
+    ioTurns += s.ioTurns;
   }
 
   /** A copy of the figures (after draining every slot). */
@@ -116,7 +123,8 @@ final class PoolRecord implements RunSlot.SampleSink {
       cpuNanos += s.cpuNanos;
     }
     return new Snapshot(name, kind, waits.copy(), runs.copy(), ended, failed, waitedTasks, waitSum,
-        runSum, rejected.sum(), cpuTasks, cpuNanos, health.state(), health.saturatedNanos(now));
+        runSum, rejected.sum(), cpuTasks, cpuNanos, health.state(), health.saturatedNanos(now),
+        ioTurns);
   }
 
   /** The sums the health judgement needs, drained first: {waitedTasks, waitSum, ended, runSum}. */
@@ -125,8 +133,11 @@ final class PoolRecord implements RunSlot.SampleSink {
     return new long[] {waitedTasks, waitSum, ended, runSum};
   }
 
-  /** One record's figures at one instant. */
+  /**
+   * One record's figures at one instant. {@code runs} also holds an event loop's IO turns ({@code
+   * ioTurns} of them), which are not tasks: {@code ended} counts tasks only.
+   */
   record Snapshot(String name, PoolKind kind, Histogram waits, Histogram runs, long ended,
       long failed, long waitedTasks, long waitSum, long runSum, long rejected, long cpuTasks,
-      long cpuNanos, PoolHealth.State state, long saturatedNanos) {}
+      long cpuNanos, PoolHealth.State state, long saturatedNanos, long ioTurns) {}
 }

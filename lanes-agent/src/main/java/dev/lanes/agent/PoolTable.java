@@ -41,7 +41,7 @@ final class PoolTable {
   static final String[] COLUMNS = {"pool", "kind", "threads", "queued", "tasks", "failed",
       "rejected", "wait_p50_ms", "wait_p99_ms", "wait_max_ms", "run_p50_ms", "run_p99_ms",
       "run_max_ms", "cpu_per_task_ms", "unknown_wait", "state", "saturated_s", "wait_mean_ms",
-      "run_mean_ms"};
+      "run_mean_ms", "io_turns"};
 
   static String text(List<Row> rows, String header) {
     StringBuilder b = new StringBuilder(header).append('\n');
@@ -60,8 +60,9 @@ final class PoolTable {
           max(s.runs()), s.cpuTasks() == 0 ? "-" : fmtMs((double) s.cpuNanos() / s.cpuTasks()),
           s.state(), String.format(Locale.ROOT, "%.1f s", s.saturatedNanos() / 1e9)));
     }
-    b.append("times in ms: wait = queued until started, run = the task's run() alone; cpu/task"
-        + " sampled on at most 1 task a millisecond per thread\n");
+    b.append("times in ms: wait = queued until started, run = the task's run() alone (an event"
+        + " loop's run also covers its IO turns); cpu/task sampled on at most 1 task a millisecond"
+        + " per thread\n");
     return b.toString();
   }
 
@@ -77,7 +78,8 @@ final class PoolTable {
           String.valueOf(s.ended() - s.waitedTasks()), s.state().name(),
           String.valueOf(s.saturatedNanos() / 1e9),
           s.waitedTasks() == 0 ? "" : String.valueOf((double) s.waitSum() / s.waitedTasks() / 1e6),
-          s.ended() == 0 ? "" : String.valueOf((double) s.runSum() / s.ended() / 1e6))).append('\n');
+          s.ended() == 0 ? "" : String.valueOf((double) s.runSum() / s.ended() / 1e6),
+          String.valueOf(s.ioTurns()))).append('\n');
     }
     return b.toString();
   }

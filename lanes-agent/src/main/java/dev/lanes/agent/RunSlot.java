@@ -26,6 +26,8 @@ final class RunSlot {
    */
   static final long CPU_SAMPLE_INTERVAL_NANOS = 1_000_000L;
   static final long UNKNOWN = -1;
+  /** The wait of work that was never queued: an event loop's IO turn (counted apart from tasks). */
+  static final long NOT_QUEUED = -2;
 
   private static final VarHandle WRITTEN;
   private static final VarHandle READ;
@@ -60,6 +62,8 @@ final class RunSlot {
   long waited;
   long cpuStart = UNKNOWN;
   long lastCpuSample = Long.MIN_VALUE / 2;
+  /** When the event loop's current IO turn began (owner only). */
+  long ioStarted;
   /** Tasks whose CPU time was measured, and their CPU time; owner writes, readers read racily. */
   volatile long cpuTasks;
   volatile long cpuNanos;

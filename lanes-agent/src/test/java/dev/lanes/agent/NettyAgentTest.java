@@ -105,10 +105,12 @@ class NettyAgentTest {
     assertThat(r.err()).contains("blocking call on Netty event loop \"" + blockedLoop + "\"",
         "at " + NettyLoopApp.class.getName() + ".sleepOnTheLoop(");
     // The other one: a handler that slept on its loop while handling a read (an IO turn, not a
-    // task: warned about with its stack, not timed).
+    // task: warned about with its stack, and its time in the loop's run time, not in its tasks).
     String handlerLoop = figure(r.out(), "handler slept on: (\\S+)");
     assertThat(r.err()).contains("blocking call on Netty event loop \"" + handlerLoop + "\"",
         "at " + NettyLoopApp.class.getName() + ".sleepInTheHandler(");
+    assertThat(r.number(handlerLoop, "run_max_ms")).isGreaterThanOrEqualTo(NettyLoopApp.BLOCK_MS * 0.99);
+    assertThat(r.number(handlerLoop, "io_turns")).isPositive();
     // The group's other loop is a pool of its own, named after its thread.
     String otherLoop = blockedLoop.endsWith("-1") ? blockedLoop.replaceAll("-1$", "-2")
         : blockedLoop.replaceAll("-\\d+$", "-1");
