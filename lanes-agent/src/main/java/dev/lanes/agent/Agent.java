@@ -127,6 +127,7 @@ final class Agent {
         .ignore(nameStartsWith("dev.lanes.agent.").or(nameStartsWith("net.bytebuddy.")))
         .assureReadEdgeTo(inst, PoolBridge.class);
     builder = ThreadPoolHooks.apply(builder, run, options.attached);
+    builder = ForkJoinHooks.apply(builder, bridge);
     try {
       builder.installOn(inst);
     } finally {

@@ -49,6 +49,7 @@ interface PoolView {
     return switch (kind) {
       case THREAD_POOL, SCHEDULED -> JdkThreadPoolView.INSTANCE;
       case TOMCAT -> TomcatThreadPoolView.forClass(pool.getClass());
+      case FORK_JOIN, COMMON_POOL -> ForkJoinPoolView.INSTANCE;
       default -> NONE;
     };
   }

@@ -335,7 +335,7 @@ final class Watchdog implements Runnable {
     Map<Object, Set<Object>> queues = new IdentityHashMap<>();
     stamps.sweep(now - options.sweepAgeNanos, (task, pool) -> queues.computeIfAbsent(pool, p -> {
       PoolView view = PoolView.of(PoolKind.of(p), p);
-      if (view == PoolView.NONE) {
+      if (view == PoolView.NONE || !ForkJoinPoolView.listsQueues(view)) {
         return null; // a queue the agent cannot read: keep its stamps (the table's bound holds)
       }
       Set<Object> s = Collections.newSetFromMap(new IdentityHashMap<>());
