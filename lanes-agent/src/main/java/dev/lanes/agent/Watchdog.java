@@ -238,7 +238,7 @@ final class Watchdog implements Runnable {
       }
       boolean blocked = st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING
           || st == Thread.State.BLOCKED || (st == Thread.State.RUNNABLE && inNativeIo(stack));
-      if (!blocked) {
+      if (!blocked || joiningForkJoinTask(stack)) {
         continue;
       }
       String site = firstApplicationFrame(stack);
@@ -249,6 +249,23 @@ final class Watchdog implements Runnable {
       warnings.warnOnce(Warnings.Kind.BLOCKING, key(r) + "@" + site, r.name(), message,
           format(t, stack));
     }
+  }
+
+  /**
+   * True when the thread is parked in a fork-join task's join (the fork/join a fork-join pool is
+   * made for: it waits for a subtask another worker computes, and the pool may add a thread
+   * meanwhile), not parked by a task that blocks. A task blocking inside a task run while joining
+   * has its own frames on top, and is not excused.
+   */
+  private static boolean joiningForkJoinTask(StackTraceElement[] stack) {
+    for (StackTraceElement f : stack) {
+      String c = f.getClassName();
+      if (c.equals("jdk.internal.misc.Unsafe") || c.equals("java.util.concurrent.locks.LockSupport")) {
+        continue;
+      }
+      return c.equals("java.util.concurrent.ForkJoinTask") && f.getMethodName().equals("awaitDone");
+    }
+    return false;
   }
 
   private static boolean inNativeIo(StackTraceElement[] stack) {

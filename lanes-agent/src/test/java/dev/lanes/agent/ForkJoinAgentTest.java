@@ -104,6 +104,19 @@ class ForkJoinAgentTest {
   }
 
   @Test
+  void aTaskParkedInTheJoinOfASubtaskAnotherWorkerComputesIsNotWarned() throws Exception {
+    AgentJvm.Result r = AgentJvm.run(BlockingCommonPoolApp.class, "blocking-warn=100ms",
+        COMMON_PARALLELISM_2, "join");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("joined: true");
+    assertThat(r.err()).doesNotContain("blocking call on");
+    // The supplyAsync task that joined is the one task counted (the subtask is a fork); it started
+    // before its subtask's spin and ended after it.
+    assertThat(r.number(COMMON, "tasks")).isEqualTo(1);
+    assertThat(r.number(COMMON, "run_mean_ms")).isGreaterThanOrEqualTo(BlockingCommonPoolApp.BLOCK_MILLIS);
+  }
+
+  @Test
   void recursiveForkJoinComputesTheSameAndItsForksAreNotCountedAsTasks() throws Exception {
     AgentJvm.Result without = AgentJvm.run(RecursiveApp.class, null);
     AgentJvm.Result with = AgentJvm.run(RecursiveApp.class, "");
