@@ -35,6 +35,7 @@ class ForkJoinAgentTest {
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("failing task completed abnormally: true",
         "rejected after shutdown: true", "threads not mine: [lanes-agent]");
+    assertThat(r.err()).doesNotContain("lanes-agent:");
     double appWait = figure(r.out(), "wait_mean_ms");
     double appRun = figure(r.out(), "run_mean_ms");
     assertThat(r.pool("fj-worker").get("kind")).isEqualTo("FORK_JOIN");
@@ -60,6 +61,7 @@ class ForkJoinAgentTest {
     AgentJvm.Result r = AgentJvm.run(CommonPoolApp.class, "", COMMON_PARALLELISM_2);
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("sum = 19900", "threads not mine: [lanes-agent]");
+    assertThat(r.err()).doesNotContain("lanes-agent:");
     assertThat(r.pool(COMMON).get("kind")).isEqualTo("COMMON_POOL");
     assertThat(r.number(COMMON, "tasks")).isEqualTo(200);
     assertThat(r.number(COMMON, "unknown_wait")).isZero();

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class ForkJoinPoolViewTest {
   private static final long SWEEP_AGE = new AgentOptions().sweepAgeNanos;
+  /** How long a step may take before the test fails instead of hanging. */
+  private static final long STEP_SECONDS = 10;
 
   /** A pool of one thread held by a task until {@link #release}; tasks given to it stay queued. */
   private static final class HeldPool implements AutoCloseable {
@@ -31,13 +33,16 @@ class ForkJoinPoolViewTest {
           Thread.currentThread().interrupt();
         }
       });
-      running.await();
+      if (!running.await(STEP_SECONDS, TimeUnit.SECONDS)) {
+        close();
+        throw new AssertionError("the pool did not run its first task in " + STEP_SECONDS + " s");
+      }
     }
 
     @Override public void close() throws InterruptedException {
       release.countDown();
       pool.shutdown();
-      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(pool.awaitTermination(STEP_SECONDS, TimeUnit.SECONDS)).isTrue();
     }
   }
 
@@ -57,7 +62,7 @@ class ForkJoinPoolViewTest {
       assertThat(view.active(held.pool)).isEqualTo(1);
       assertThat(view.isShutdown(held.pool)).isFalse();
       held.release.countDown();
-      queued.join();
+      queued.get(STEP_SECONDS, TimeUnit.SECONDS);
       assertThat(List.<Object>copyOf(view.queuedTasks(held.pool))).doesNotContain(queued);
     }
   }
