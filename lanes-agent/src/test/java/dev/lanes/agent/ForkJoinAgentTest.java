@@ -129,10 +129,10 @@ class ForkJoinAgentTest {
     assertThat(with.out()).isEqualTo(without.out().replace("threads not mine: []",
         "threads not mine: [lanes-agent]"));
     assertThat(with.err()).doesNotContain("lanes-agent:");
-    // 6 submissions to the pool (3 invoke, 3 submit), against ~75,000 forks per fib(24): at most
-    // the submissions are counted (an invoke's task may be run by its caller, uncounted), and
-    // none with an unknown wait.
-    assertThat(with.number("fj-recursive", "tasks")).isBetween(1.0, 6.0);
+    // 6 Callables submitted, each forking tens of thousands of subtasks: the 6 are counted, the
+    // forks are not, not even those the other worker steals and runs from its scan (and none has
+    // an unknown wait); the invoke is one more when a worker took it before its caller did.
+    assertThat(with.number("fj-recursive", "tasks")).isBetween(6.0, 7.0);
     assertThat(with.number("fj-recursive", "unknown_wait")).isZero();
   }
 }

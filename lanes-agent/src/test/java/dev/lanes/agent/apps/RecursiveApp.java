@@ -31,10 +31,14 @@ public final class RecursiveApp {
 
   public static void main(String[] args) throws Exception {
     ForkJoinPool pool = new ForkJoinPool(2, ForkJoinPoolApp.named("fj-recursive"), null, false);
+    // Submitted as Callables: a caller outside the pool never runs those itself while it waits
+    // (it may run a submitted ForkJoinTask), so the pool's workers run each of the 6.
     for (int round = 0; round < 3; round++) {
-      System.out.println("pool fib(24) = " + pool.invoke(new Fib(24)));
-      System.out.println("pool submit fib(22) = " + pool.submit(new Fib(22)).get());
+      System.out.println("pool fib(24) = " + pool.submit(() -> new Fib(24).invoke()).get());
+      System.out.println("pool fib(22) = " + pool.submit(() -> new Fib(22).invoke()).get());
     }
+    // From outside any pool: main may run it itself, forking into the common pool.
+    System.out.println("invoked fib(22) = " + pool.invoke(new Fib(22)));
     System.out.println("common fib(22) = " + ForkJoinPool.commonPool().invoke(new Fib(22)));
     System.out.println("parallel sum = " + LongStream.rangeClosed(1, 2_000_000).parallel()
         .map(x -> x % 7).sum());
