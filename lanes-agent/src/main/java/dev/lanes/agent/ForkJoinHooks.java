@@ -47,7 +47,10 @@ import net.bytebuddy.description.type.TypeDescription;
  * it. When another worker steals it, or it runs from the worker's queue after its parent
  * returned, the agent watches it (the blocking check sees it; a parallel stream's lambda blocking
  * the common pool is reported) but does not count it: no task, no wait, no run sample, so a
- * recursive computation is one task per submission, not thousands with an unknown wait.
+ * recursive computation is one task per submission, not thousands with an unknown wait. A task
+ * is {@code failed} when it ran and completed abnormally ({@code getException()} set by that
+ * run); a {@code CompletableFuture}'s async task keeps its exception in its future, and does not
+ * count, as a FutureTask's does not in a thread pool.
  *
  * <p>The failure model, and what is not exact:
  * <ul>
