@@ -139,6 +139,7 @@ final class Agent {
         .assureReadEdgeTo(inst, PoolBridge.class);
     builder = ThreadPoolHooks.apply(builder, run, options.attached);
     builder = NettyHooks.apply(builder);
+    builder = ForkJoinHooks.apply(builder, bridge);
     try {
       builder.installOn(inst);
     } finally {

@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * is counted as such. Run time is the task's {@code run()} call alone, whatever the pool's
  * {@code beforeExecute}/{@code afterExecute} do. CPU time is read on one task in each {@value
  * RunSlot#CPU_SAMPLE_INTERVAL_NANOS} ns per thread at most (a thread-CPU read costs about a
- * microsecond: per task, it would cost more than a tiny task).
+ * microsecond: per task, it would cost more than a tiny task). In a fork-join pool a task
+ * without a stamp is a fork (see {@link ForkJoinHooks}): it is watched while it runs (the blocking
+ * check sees it) but not counted, neither as a task nor as an unknown wait.
  *
  * <p><b>Concurrency design.</b> No lock is held across a call into the application. The stamp
  * table locks one stripe per call; a worker's {@link RunSlot} is its own (see there); the pools'
@@ -34,6 +36,8 @@ final class AgentSink implements PoolSink {
   /** Attached only: {@link #NEW_WORKER}, or the token of the task a hook-timed worker runs. */
   private final ThreadLocal<Object> hookTokens = new ThreadLocal<>();
   private static final Object NEW_WORKER = new Object();
+  /** A slot's or nested token's wait when the task is watched but not counted (a fork). */
+  private static final long NOT_COUNTED = Long.MIN_VALUE;
   /** Tasks not stamped because the table was full. */
   final java.util.concurrent.atomic.LongAdder unstamped = new java.util.concurrent.atomic.LongAdder();
 
@@ -77,8 +81,11 @@ final class AgentSink implements PoolSink {
       return;
     }
     stamps.take(task);
-    if (PoolKind.of(pool) == PoolKind.TOMCAT) {
-      // Tomcat retries a refused task on its own queue; only what reaches the caller is refused.
+    PoolKind kind = PoolKind.of(pool);
+    // Tomcat retries a refused task on its own queue; only what reaches the caller is refused. A
+    // fork-join pool has no rejection handler: it throws.
+    if (kind == PoolKind.TOMCAT || isForkJoin(kind)
+        && thrown instanceof java.util.concurrent.RejectedExecutionException) {
       pools.recordFor(pool, false).rejected.increment();
     }
   }
@@ -119,12 +126,17 @@ final class AgentSink implements PoolSink {
     long now = System.nanoTime();
     long stamp = stamps.take(task);
     long wait = stamp != StampTable.NONE ? Math.max(0, now - stamp) : scheduledWait(task);
+    if (wait == RunSlot.UNKNOWN && isForkJoin(slot.record.kind)) {
+      wait = NOT_COUNTED;
+    }
     if (slot.depth++ > 0) {
       return new Nested(slot, task, now, wait);
     }
     slot.started = now;
     slot.waited = wait;
-    if (CPU && now - slot.lastCpuSample >= RunSlot.CPU_SAMPLE_INTERVAL_NANOS) {
+    if (wait == NOT_COUNTED) {
+      slot.cpuStart = RunSlot.UNKNOWN;
+    } else if (CPU && now - slot.lastCpuSample >= RunSlot.CPU_SAMPLE_INTERVAL_NANOS) {
       slot.lastCpuSample = now;
       slot.cpuStart = THREADS.getCurrentThreadCpuTime();
     } else {
@@ -139,6 +151,9 @@ final class AgentSink implements PoolSink {
     if (token instanceof RunSlot slot) {
       slot.clear();
       slot.depth--;
+      if (slot.waited == NOT_COUNTED) {
+        return;
+      }
       if (slot.cpuStart != RunSlot.UNKNOWN) {
         long cpu = THREADS.getCurrentThreadCpuTime() - slot.cpuStart;
         slot.cpuNanos = slot.cpuNanos + Math.max(0, cpu);
@@ -147,7 +162,9 @@ final class AgentSink implements PoolSink {
       slot.append(slot.waited, end - slot.started, failure != null);
     } else if (token instanceof Nested n) {
       n.slot.depth--;
-      n.slot.append(n.waited(), end - n.start(), failure != null);
+      if (n.waited() != NOT_COUNTED) {
+        n.slot.append(n.waited(), end - n.start(), failure != null);
+      }
     }
   }
 
@@ -204,6 +221,10 @@ final class AgentSink implements PoolSink {
       return delay < 0 ? -delay : 0;
     }
     return RunSlot.UNKNOWN;
+  }
+
+  private static boolean isForkJoin(PoolKind kind) {
+    return kind == PoolKind.FORK_JOIN || kind == PoolKind.COMMON_POOL;
   }
 
   private RunSlot bind(Object pool) {

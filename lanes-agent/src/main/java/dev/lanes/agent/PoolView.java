@@ -50,6 +50,7 @@ interface PoolView {
       case THREAD_POOL, SCHEDULED -> JdkThreadPoolView.INSTANCE;
       case TOMCAT -> TomcatThreadPoolView.forClass(pool.getClass());
       case EVENT_LOOP -> EventLoopView.forClass(pool.getClass());
+      case FORK_JOIN, COMMON_POOL -> ForkJoinPoolView.INSTANCE;
       default -> NONE;
     };
   }

@@ -249,7 +249,7 @@ final class Watchdog implements Runnable {
       }
       boolean blocked = st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING
           || st == Thread.State.BLOCKED || (st == Thread.State.RUNNABLE && inNativeIo(stack));
-      if (!blocked) {
+      if (!blocked || joiningForkJoinTask(stack)) {
         continue;
       }
       String site = firstApplicationFrame(stack);
@@ -260,6 +260,23 @@ final class Watchdog implements Runnable {
       warnings.warnOnce(Warnings.Kind.BLOCKING, key(r) + "@" + site, r.name(), message,
           format(t, stack));
     }
+  }
+
+  /**
+   * True when the thread is parked in a fork-join task's join (the fork/join a fork-join pool is
+   * made for: it waits for a subtask another worker computes, and the pool may add a thread
+   * meanwhile), not parked by a task that blocks. A task blocking inside a task run while joining
+   * has its own frames on top, and is not excused.
+   */
+  private static boolean joiningForkJoinTask(StackTraceElement[] stack) {
+    for (StackTraceElement f : stack) {
+      String c = f.getClassName();
+      if (c.equals("jdk.internal.misc.Unsafe") || c.equals("java.util.concurrent.locks.LockSupport")) {
+        continue;
+      }
+      return c.equals("java.util.concurrent.ForkJoinTask") && f.getMethodName().equals("awaitDone");
+    }
+    return false;
   }
 
   private static boolean inNativeIo(StackTraceElement[] stack) {
@@ -344,11 +361,13 @@ final class Watchdog implements Runnable {
 
   private void sweep(long now) {
     // A stamp does not say which pool it was for: keep it if any pool still holds its task, or
-    // if some pool's queue cannot be read (the table's bound still holds).
+    // if some pool's queue cannot be read (the table's bound still holds). A pool the agent has
+    // not registered yet (made before an attach, no task started since) is not looked at: its
+    // tasks' stamps older than the sweep age go, and those waits count as unknown.
     Set<Object> queued = Collections.newSetFromMap(new IdentityHashMap<>());
     boolean unreadable = false;
     for (Map.Entry<Object, PoolRecord> e : pools.livePools()) {
-      if (e.getValue().view == PoolView.NONE) {
+      if (e.getValue().view == PoolView.NONE || !ForkJoinPoolView.listsQueues(e.getValue().view)) {
         unreadable = true;
         continue;
       }

@@ -1,6 +1,9 @@
 package dev.lanes.agent.bootstrap;
 
+import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.ForkJoinWorkerThread;
 import net.bytebuddy.asm.MemberSubstitution;
 
 /**
@@ -107,6 +110,48 @@ public final class PoolBridge {
     Throwable failure = null;
     try {
       task.run();
+    } catch (Throwable t) {
+      failure = t;
+      throw t;
+    } finally {
+      if (token != null) {
+        try {
+          s.ended(token, failure);
+        } catch (Throwable t) {
+          fail(t);
+        }
+      }
+    }
+  }
+
+  /**
+   * Replaces a fork-join worker's {@code task.doExec()} call in {@code
+   * ForkJoinPool.WorkQueue.topLevelExec} (the one call that runs a task the worker took from a
+   * queue, not one it runs while joining another): runs it, timed, for the worker's pool. {@code
+   * doExec} is the replaced method's handle, resolved in the pool's own class (the method is
+   * package-private: the bridge cannot name it); {@code doExec} keeps the task's exceptions in the
+   * task, as without the agent, so a task counts as failed when it ran and completed abnormally (a
+   * task cancelled before it ran does not; a CompletableFuture's async task keeps its exception in
+   * its future and never fails here, as a FutureTask's does not in a thread pool).
+   */
+  public static void runForkJoin(@MemberSubstitution.This ForkJoinTask<?> task,
+      @MemberSubstitution.SelfCallHandle(bound = false) MethodHandle doExec) throws Throwable {
+    PoolSink s = sink;
+    Object token = null;
+    if (s != PoolSink.OFF && Thread.currentThread() instanceof ForkJoinWorkerThread worker) {
+      try {
+        token = s.started(worker.getPool(), task);
+      } catch (Throwable t) {
+        fail(t);
+      }
+    }
+    Throwable failure = null;
+    boolean doneBefore = token != null && task.isDone();
+    try {
+      doExec.invokeExact(task);
+      if (token != null && !doneBefore) {
+        failure = task.getException();
+      }
     } catch (Throwable t) {
       failure = t;
       throw t;
