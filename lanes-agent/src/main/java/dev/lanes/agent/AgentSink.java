@@ -38,6 +38,9 @@ final class AgentSink implements PoolSink {
   private static final Object NEW_WORKER = new Object();
   /** A slot's or nested token's wait when the task is watched but not counted (a fork). */
   private static final long NOT_COUNTED = Long.MIN_VALUE;
+  private static final String CARRIER_THREAD = "jdk.internal.misc.CarrierThread";
+  /** The JDK's scheduler of virtual threads, once a carrier thread showed it; never measured. */
+  private volatile Object virtualThreadScheduler;
   /** Tasks not stamped because the table was full. */
   final java.util.concurrent.atomic.LongAdder unstamped = new java.util.concurrent.atomic.LongAdder();
 
@@ -68,8 +71,8 @@ final class AgentSink implements PoolSink {
   }
 
   @Override public void submitted(Object pool, Object task) {
-    if (task == null) {
-      return; // execute throws NullPointerException itself
+    if (task == null || pool == virtualThreadScheduler) {
+      return; // execute throws NullPointerException itself; a virtual thread is no pool's task
     }
     if (!stamps.put(task, System.nanoTime())) {
       unstamped.increment();
@@ -119,9 +122,15 @@ final class AgentSink implements PoolSink {
   }
 
   @Override public Object started(Object pool, Object task) {
+    if (pool == virtualThreadScheduler) {
+      return null;
+    }
     RunSlot slot = slots.get();
     if (slot == null || slot.pool != pool) {
       slot = bind(pool);
+      if (slot == null) {
+        return null;
+      }
     }
     long now = System.nanoTime();
     long stamp = stamps.take(task);
@@ -227,9 +236,20 @@ final class AgentSink implements PoolSink {
     return kind == PoolKind.FORK_JOIN || kind == PoolKind.COMMON_POOL;
   }
 
+  /**
+   * The current thread's slot for {@code pool}, made if new; null if {@code pool} is the JDK's
+   * scheduler of virtual threads (a fork-join pool whose threads are carriers), which the agent
+   * leaves alone: its "tasks" are virtual threads mounting, not work handed to a pool, and timing
+   * each mount would cost virtual-thread-heavy applications dearly.
+   */
   private RunSlot bind(Object pool) {
-    PoolRecord record = pools.recordFor(pool, false);
     Thread me = Thread.currentThread();
+    if (me.getClass().getName().equals(CARRIER_THREAD)) {
+      virtualThreadScheduler = pool;
+      pools.forget(pool);
+      return null;
+    }
+    PoolRecord record = pools.recordFor(pool, false);
     for (RunSlot s : record.slots) {
       if (s.owner == me && s.pool == pool) {
         slots.set(s);

@@ -28,6 +28,15 @@ class BoundsAgentTest {
   }
 
   @Test
+  void theSchedulerOfVirtualThreadsIsLeftAlone() throws Exception {
+    AgentJvm.Result r = AgentJvm.run(dev.lanes.agent.apps.VirtualThreadsApp.class, "");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("sum: 1999000");
+    // Its "tasks" are virtual threads mounting: not a pool's work, and not worth their cost.
+    assertThat(r.pools()).noneMatch(p -> p.get("kind").equals("FORK_JOIN"));
+  }
+
+  @Test
   void poolsPastTheCapAreAddedUpUnderOther() throws Exception {
     AgentJvm.Result r = AgentJvm.run(ManyPoolsApp.class, "max-pools=5", "pools", "12");
     assertThat(r.exit()).as(r.err()).isZero();
