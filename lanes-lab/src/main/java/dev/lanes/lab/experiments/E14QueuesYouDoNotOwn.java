@@ -60,7 +60,7 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   static final double WAIT_TOLERANCE = 0.10;
   /** {@code http.server.requests} "says fast" when its mean is under this part of the callers' mean. */
   static final double FAST_METRIC_PART = 0.10;
-  /** The event loops' longest task must cover this part of a CPU-heavy handler's time. */
+  /** The event loops' longest run (a task or an IO turn) must cover this part of a CPU-heavy handler's time. */
   static final double HANDLER_PART = 0.8;
   /** Goal for the time from the nested deadlock forming to the agent's warning. */
   static final long DETECT_GOAL_MS = 1_000;
@@ -275,12 +275,15 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
             : "Spring times the request from its filter on: the time queued in Tomcat's pool is not in it");
   }
 
-  /** (b) The event loops are in the agent's table and their longest task covers the CPU handler. */
+  /**
+   * (b) The event loops are in the agent's table and their longest run (a task, or an IO turn:
+   * where a handler runs) covers the CPU handler.
+   */
   static Goal judgeEventLoop(List<Map<String, String>> table, int cpuMs, double fastClientMeanMs,
       double fastServerMeanMs) {
     String measure = "WebFlux: CPU-heavy handler on the event loop";
-    String goal = "the agent shows the event loops, a task of ≥ " + pct(HANDLER_PART) + " of the"
-        + " handler's " + cpuMs + " ms";
+    String goal = "the agent shows the event loops, a run (task or IO turn) of ≥ " + pct(HANDLER_PART)
+        + " of the handler's " + cpuMs + " ms";
     String callers = String.format(Locale.ROOT, "fast callers waited %s ms on average while"
         + " http.server.requests said %s ms", f(fastClientMeanMs), f(fastServerMeanMs));
     if (!hasKind(table, "EVENT_LOOP")) {
@@ -291,11 +294,11 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     double runMax = maxOf(table, "EVENT_LOOP", "run_max_ms");
     double waitMax = maxOf(table, "EVENT_LOOP", "wait_max_ms");
     boolean met = runMax >= HANDLER_PART * cpuMs;
-    return new Goal(measure, goal, String.format(Locale.ROOT, "%d event loops, longest task %s ms,"
+    return new Goal(measure, goal, String.format(Locale.ROOT, "%d event loops, longest run %s ms,"
             + " longest queue wait %s ms; %s", countKind(table, "EVENT_LOOP"), f(runMax), f(waitMax),
             callers),
-        met ? Status.MET : Status.MISSED, met ? "the handler ran inside an event-loop task the agent timed"
-            : "the agent measured the loops but no task as long as the handler");
+        met ? Status.MET : Status.MISSED, met ? "the handler held its loop for a run the agent timed"
+            : "the agent measured the loops but no run as long as the handler");
   }
 
   /** (c) The fan-out of blocking calls on the common pool is flagged. */
