@@ -63,10 +63,11 @@ final class Agent {
     agent.checkHooks();
     if (options.port >= 0) {
       try {
-        MetricsEndpoint endpoint = new MetricsEndpoint(options.port, agent.pools);
-        agent.watchdog.serve(endpoint);
+        LiveSeries series = new LiveSeries(System.nanoTime());
+        MetricsEndpoint endpoint = new MetricsEndpoint(options.port, agent.pools, series);
+        agent.watchdog.serve(endpoint, series);
         System.err.println("lanes-agent: Prometheus metrics on http://127.0.0.1:" + endpoint.port()
-            + "/metrics");
+            + "/metrics, the live page on http://127.0.0.1:" + endpoint.port() + "/");
       } catch (java.io.IOException e) {
         System.err.println("lanes-agent: could not listen on 127.0.0.1:" + options.port + " (" + e
             + "); no /metrics, the pools are still measured");

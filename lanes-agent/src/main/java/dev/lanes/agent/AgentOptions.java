@@ -15,8 +15,8 @@ final class AgentOptions {
   static final String ACCEPTED = "table, table-file=PATH, deadlock-check=DURATION (10ms..10s,"
       + " default 200ms), blocking-warn=DURATION (10ms..1h, default 1s), saturated-warn=DURATION"
       + " (1s..24h, default 10s), max-pools=N (1..10000, default 100), max-stamps=N"
-      + " (1024..100000000, default 1000000), port=N (0..65535, 0 picks a free one: Prometheus"
-      + " metrics on http://127.0.0.1:N/metrics), verbose";
+      + " (1024..100000000, default 1000000), port=N (0..65535, 0 picks a free one: the live"
+      + " page on http://127.0.0.1:N/, Prometheus metrics on /metrics), verbose";
 
   boolean tableAtExit;
   Path tableFile;

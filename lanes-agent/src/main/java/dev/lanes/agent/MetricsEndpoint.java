@@ -14,8 +14,9 @@ import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * The pools' figures in Prometheus' text format, on {@code http://127.0.0.1:PORT/metrics}, only
- * when the option {@code port} asks for it. Metric names are the Micrometer binder's for lanes
+ * The pools' figures in Prometheus' text format, on {@code http://127.0.0.1:PORT/metrics}, and the
+ * live page that lanes-serve draws, on {@code /} (with {@code /stats.json}, {@code /series.json}
+ * from {@link LiveSeries}), only when the option {@code port} asks for it. Metric names are the Micrometer binder's for lanes
  * ({@code lanes_task_wait_seconds}, {@code lanes_task_run_seconds}, {@code lanes_tasks_total},
  * {@code lanes_queue_size}, ...) with a {@code pool} tag instead of {@code lane}; a {@code _max}
  * is the largest value since start (Micrometer's decays).
@@ -27,11 +28,15 @@ import org.HdrHistogram.Histogram;
  */
 final class MetricsEndpoint implements AutoCloseable {
   private static final int CLIENT_TIMEOUT_MS = 1_000;
+  /** Where the uPlot WebJar keeps its files (the version is also in lanes-agent's POM). */
+  static final String UPLOT_WEBJAR = "META-INF/resources/webjars/uplot/1.6.30/dist/";
   private final ServerSocket server;
   private final Pools pools;
+  private final LiveSeries series;
 
-  MetricsEndpoint(int port, Pools pools) throws IOException {
+  MetricsEndpoint(int port, Pools pools, LiveSeries series) throws IOException {
     this.pools = pools;
+    this.series = series;
     this.server = new ServerSocket();
     server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
   }
@@ -65,25 +70,62 @@ final class MetricsEndpoint implements AutoCloseable {
     }
     String[] request = line.toString().trim().split(" ");
     String path = request.length > 1 ? request[1] : "";
-    int status;
+    int status = 200;
     String type;
-    String body;
-    if (request[0].equals("GET") && (path.equals("/metrics") || path.startsWith("/metrics?"))) {
-      status = 200;
-      type = "text/plain; version=0.0.4; charset=utf-8";
-      body = prometheus(PoolTable.rows(pools, System.nanoTime()));
-    } else {
-      status = 404;
-      type = "text/plain; charset=utf-8";
-      body = "lanes-agent serves GET /metrics (Prometheus text format) only\n";
+    byte[] bytes;
+    String p = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    if (!request[0].equals("GET")) {
+      p = "";
     }
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    switch (p) {
+      case "/metrics" -> {
+        type = "text/plain; version=0.0.4; charset=utf-8";
+        bytes = utf8(prometheus(PoolTable.rows(pools, System.nanoTime())));
+      }
+      case "/" -> {
+        type = "text/html; charset=utf-8";
+        bytes = resource("dev/lanes/serve/live.html");
+      }
+      case "/stats.json" -> {
+        type = "application/json";
+        bytes = utf8(LiveSeries.statsJson(PoolTable.rows(pools, System.nanoTime())));
+      }
+      case "/series.json" -> {
+        type = "application/json";
+        bytes = utf8(series.seriesJson());
+      }
+      case "/uplot.js" -> {
+        type = "text/javascript";
+        bytes = resource(UPLOT_WEBJAR + "uPlot.iife.min.js");
+      }
+      case "/uplot.css" -> {
+        type = "text/css";
+        bytes = resource(UPLOT_WEBJAR + "uPlot.min.css");
+      }
+      default -> {
+        status = 404;
+        type = "text/plain; charset=utf-8";
+        bytes = utf8("lanes-agent serves GET /metrics (Prometheus text format) and its live page"
+            + " (/, /stats.json, /series.json) only\n");
+      }
+    }
     OutputStream out = client.getOutputStream();
     out.write(("HTTP/1.1 " + status + (status == 200 ? " OK" : " Not Found") + "\r\nContent-Type: "
         + type + "\r\nContent-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n")
         .getBytes(StandardCharsets.US_ASCII));
     out.write(bytes);
     out.flush();
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A file of the agent jar (the live page, lanes-serve's, and uPlot), or an empty body. */
+  private static byte[] resource(String name) throws IOException {
+    try (InputStream in = MetricsEndpoint.class.getClassLoader().getResourceAsStream(name)) {
+      return in == null ? new byte[0] : in.readAllBytes();
+    }
   }
 
   static String prometheus(List<PoolTable.Row> rows) {

@@ -14,7 +14,8 @@ final class PoolTable {
   private PoolTable() {}
 
   /** One row's figures. */
-  record Row(PoolRecord.Snapshot s, int threads, int maxThreads, int queued) {}
+  /** One row's figures; -1 where the pool is gone or cannot be read. */
+  record Row(PoolRecord.Snapshot s, int threads, int maxThreads, int queued, int active) {}
 
   static List<Row> rows(Pools pools, long now) {
     Map<PoolRecord, Object> live = new java.util.IdentityHashMap<>();
@@ -28,12 +29,14 @@ final class PoolTable {
       int threads = -1;
       int max = -1;
       int queued = -1;
+      int active = -1;
       if (pool != null && r.view != PoolView.NONE) {
         threads = r.view.threads(pool);
         max = r.view.maxThreads(pool);
         queued = r.view.queued(pool);
+        active = r.view.active(pool);
       }
-      rows.add(new Row(s, threads, max, queued));
+      rows.add(new Row(s, threads, max, queued, active));
     }
     return rows;
   }

@@ -42,6 +42,8 @@ final class Watchdog implements Runnable {
   private volatile boolean stopped;
   /** Serves /metrics between ticks when the option {@code port} asks for it; else null. */
   private volatile MetricsEndpoint endpoint;
+  /** The live page's time series, sampled by this thread while the endpoint serves; else null. */
+  private volatile LiveSeries live;
 
   Watchdog(Pools pools, StampTable stamps, AgentOptions options, Warnings warnings) {
     this.pools = pools;
@@ -62,8 +64,9 @@ final class Watchdog implements Runnable {
     stopped = true;
   }
 
-  void serve(MetricsEndpoint e) {
+  void serve(MetricsEndpoint e, LiveSeries series) {
     this.endpoint = e;
+    this.live = series;
   }
 
   @Override public void run() {
@@ -109,14 +112,23 @@ final class Watchdog implements Runnable {
         warnSaturated(r, now);
       }
     }
+    LiveSeries series = live;
+    if (series != null) {
+      series.tick(now, pools.livePools(), this::oldestQueuedNanos);
+    }
     if (now - lastSweep > options.sweepAgeNanos) {
       lastSweep = now;
       sweep(now);
     }
   }
 
+  /** How old the task at the head of a pool's queue is (for the live page). */
+  interface OldestQueued {
+    long nanos(PoolRecord r, Object pool, long now);
+  }
+
   /** The age of the task at the head of the queue, from its stamp (0 if none or unknown). */
-  private long oldestQueuedNanos(PoolRecord r, Object pool, long now) {
+  long oldestQueuedNanos(PoolRecord r, Object pool, long now) {
     Object head;
     try {
       head = r.view.head(pool);

@@ -20,11 +20,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** {@code port=0}: the pools in Prometheus' text format on loopback, under the binder's names. */
+/**
+ * {@code port=0}: the pools in Prometheus' text format on loopback, under the binder's names, and
+ * lanes-serve's live page over them.
+ */
 class MetricsEndpointTest {
 
   @Test
-  void aRunningServiceShowsItsPoolsUnderTheBindersMetricNames() throws Exception {
+  void aRunningServiceShowsItsPoolsUnderTheBindersMetricNames(@org.junit.jupiter.api.io.TempDir Path tmp)
+      throws Exception {
     Path err = Files.createTempFile("service", ".err");
     Process app = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-javaagent:" + AgentJvm.JAR.toAbsolutePath() + "=port=0", "-cp", AgentJvm.CLASSES,
@@ -59,6 +63,30 @@ class MetricsEndpointTest {
           "lanes_queue_size{pool=\"svc-worker\",kind=\"thread_pool\"} ",
           "lanes_workers{pool=\"svc-worker\",kind=\"thread_pool\"} 2\n",
           "lanes_saturated_time_seconds_total{pool=\"svc-feeder\",kind=\"scheduled\"} ");
+      // The live page lanes-serve draws, over the agent's pools (each pool a lane and a stage).
+      String base = url.get().replace("/metrics", "");
+      HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.body()).contains("<script src=\"/uplot.js\"></script>", "/series.json", "/stats.json");
+      assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/uplot.js")).build(),
+          HttpResponse.BodyHandlers.ofString()).body()).contains("uPlot");
+      String stats = http.send(HttpRequest.newBuilder(URI.create(base + "/stats.json")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(stats).contains("\"mode\":\"agent\"", "\"name\":\"svc-worker\"",
+          "\"label\":\"svc-worker\"", "\"wait\":{\"count\":");
+      AtomicReference<String> series = new AtomicReference<>();
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+        series.set(http.send(HttpRequest.newBuilder(URI.create(base + "/series.json")).build(),
+            HttpResponse.BodyHandlers.ofString()).body());
+        return series.get().contains("\"svc-worker\":{\"lane\":\"svc-worker\"");
+      });
+      assertThat(series.get()).contains("\"windowSeconds\":120", "\"svc-worker\":{\"queued\":",
+          "\"waitP99\":", "\"runP50\":");
+      // Drawn by a real browser: the page reads the figures and lists the pools.
+      String dom = dev.lanes.testkit.HeadlessChromium.find().dumpDom(base + "/", tmp, 5_000).output();
+      assertThat(dom).contains("data-state=\"ok\"", "<tr data-lane=\"svc-worker\">",
+          "<tr data-label=\"svc-feeder\">");
       HttpResponse<String> other = http.send(HttpRequest.newBuilder(
           URI.create(url.get().replace("/metrics", "/other"))).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(other.statusCode()).isEqualTo(404);
