@@ -153,8 +153,9 @@ final class Agent {
   }
 
   /**
-   * Runs one task on a private pool to see the hooks work (Byte Buddy reports a substitution that
-   * matched nothing as a success): if they do not, says so once; the pools then go unmeasured.
+   * Runs one task on a private thread pool and one on a private fork-join pool to see the hooks
+   * work (Byte Buddy reports a substitution that matched nothing as a success): for a family whose
+   * hooks do not, says so once; those pools then go unmeasured.
    */
   private void checkHooks() {
     ThreadPoolExecutor probe = new ThreadPoolExecutor(0, 1, 0, TimeUnit.SECONDS,
@@ -183,6 +184,45 @@ final class Agent {
       warnings.warnOnce(Warnings.Kind.INSTRUMENTATION, "runWorker", "",
           "ThreadPoolExecutor.runWorker could not be instrumented on this JDK ("
               + System.getProperty("java.version") + "); thread pools are not measured", "");
+    }
+    if (!forkJoinHooksWork()) {
+      warnings.warnOnce(Warnings.Kind.INSTRUMENTATION, "topLevelExec", "",
+          "ForkJoinPool's workers could not be instrumented on this JDK ("
+              + System.getProperty("java.version") + "); fork-join pools and the common pool are"
+              + " not measured", "");
+    }
+  }
+
+  /**
+   * Runs one task on a private fork-join pool (its one worker named {@code lanes-agent}, for the
+   * moment it lives) and says whether the hooks timed it. Waits with a latch: a {@code get()}
+   * from outside the pool may run the task itself, which the hooks rightly do not time.
+   */
+  private boolean forkJoinHooksWork() {
+    java.util.concurrent.ForkJoinPool probe = new java.util.concurrent.ForkJoinPool(1, pool -> {
+      java.util.concurrent.ForkJoinWorkerThread t =
+          java.util.concurrent.ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+      t.setName("lanes-agent");
+      return t;
+    }, null, false);
+    try {
+      java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+      probe.execute(ran::countDown);
+      return ran.await(10, TimeUnit.SECONDS)
+          && !pools.recordFor(probe, false).slots.isEmpty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (RuntimeException e) {
+      return false;
+    } finally {
+      probe.shutdown();
+      try {
+        probe.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      pools.forget(probe);
     }
   }
 
