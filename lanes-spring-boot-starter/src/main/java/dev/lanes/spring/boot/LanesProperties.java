@@ -15,8 +15,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * lanes.instances.db.queue-capacity=500
  * lanes.instances.partner-api.kind=virtual
  * lanes.instances.partner-api.concurrency=30
- * lanes.server.lane=http          # Tomcat's requests run in lane "http"
- * lanes.task-executor=background  # &#64;Async without a name
+ * # Tomcat's requests run in lane "http"
+ * lanes.server.lane=http
+ * # &#64;Async without a name
+ * lanes.task-executor=background
  * </pre>
  *
  * Every value is checked at startup; a bad one stops the application with the property, the value
