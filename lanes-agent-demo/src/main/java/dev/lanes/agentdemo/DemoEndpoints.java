@@ -27,6 +27,8 @@ public class DemoEndpoints {
   /** Largest {@code ms} an endpoint accepts. */
   static final int MAX_MS = 60_000;
   static final int MAX_CALLS = 64;
+  /** Each {@code /nested} leaves one thread stuck for good: at most this many, then it refuses. */
+  static final int MAX_NESTED = 8;
 
   /** The pools {@code /nested} deadlocked, kept reachable so that they stay what they are: stuck. */
   private static final List<ExecutorService> STUCK = new CopyOnWriteArrayList<>();
@@ -95,11 +97,16 @@ public class DemoEndpoints {
    * same pool and waits for it, which can never run. Answers once the outer task is about to wait,
    * with that moment ({@code formed_at_epoch_us=...}, microseconds since the epoch) so that a
    * caller on the same machine can time how soon the deadlock is reported. The pool's thread is a
-   * daemon, so the JVM can still exit.
+   * daemon, so the JVM can still exit; at most {@value #MAX_NESTED} such pools are made.
    */
   @GetMapping("/nested")
   public String nested() throws Exception {
     int id = NESTED.incrementAndGet();
+    if (id > MAX_NESTED) {
+      NESTED.decrementAndGet();
+      throw new IllegalStateException("at most " + MAX_NESTED + " nested deadlocks at once (each"
+          + " keeps a thread for good); restart the application for more");
+    }
     ExecutorService pool = Executors.newFixedThreadPool(1, r -> {
       Thread t = new Thread(r, "nested-" + id + "-worker-1");
       t.setDaemon(true);

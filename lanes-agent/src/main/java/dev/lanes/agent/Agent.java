@@ -172,13 +172,7 @@ final class Agent {
     } catch (Exception e) {
       seen = false;
     } finally {
-      probe.shutdown();
-      try {
-        probe.awaitTermination(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      pools.forget(probe);
+      endProbe(probe);
     }
     if (!seen) {
       warnings.warnOnce(Warnings.Kind.INSTRUMENTATION, "runWorker", "",
@@ -216,14 +210,19 @@ final class Agent {
     } catch (RuntimeException e) {
       return false;
     } finally {
-      probe.shutdown();
-      try {
-        probe.awaitTermination(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      pools.forget(probe);
+      endProbe(probe);
     }
+  }
+
+  /** Stops a probe pool, waits for its thread, and forgets it (it is the agent's, not the app's). */
+  private void endProbe(java.util.concurrent.ExecutorService probe) {
+    probe.shutdown();
+    try {
+      probe.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    pools.forget(probe);
   }
 
   /** The commands of {@link PoolBridge#controller}. */
