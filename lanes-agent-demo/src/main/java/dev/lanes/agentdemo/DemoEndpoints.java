@@ -127,6 +127,16 @@ public class DemoEndpoints {
     return "nested formed_at_epoch_us=" + formedAt.get() + "\n";
   }
 
+  /** Ends every nested deadlock (interrupts its thread, shuts its pool down); for tests. */
+  static void endNestedDeadlocks() throws InterruptedException {
+    for (ExecutorService pool : STUCK) {
+      pool.shutdownNow();
+      pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+    STUCK.clear();
+    NESTED.set(0);
+  }
+
   private static int check(int ms) {
     if (ms < 0 || ms > MAX_MS) {
       throw new IllegalArgumentException("ms must be between 0 and " + MAX_MS + ", was " + ms);
