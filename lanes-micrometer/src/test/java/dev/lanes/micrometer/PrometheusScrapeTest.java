@@ -44,6 +44,7 @@ class PrometheusScrapeTest {
     "lanes_capacity_remaining_tasks",
     "lanes_saturated_lanes",
     "lanes_saturated_time_seconds_total",
+    "lanes_health_lanes",
     "lanes_between_tasks_time_seconds_total",
   };
 
