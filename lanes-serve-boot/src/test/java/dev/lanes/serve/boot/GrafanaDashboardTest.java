@@ -7,10 +7,8 @@ import dev.lanes.Lane;
 import dev.lanes.Lanes;
 import dev.lanes.adapt.AdaptiveLimit;
 import dev.lanes.adapt.AdaptiveSettings;
-import dev.lanes.adapt.micrometer.AdaptiveLimitMetrics;
 import dev.lanes.redis.SharedCap;
 import dev.lanes.redis.harness.RedisServerProcess;
-import io.micrometer.core.instrument.binder.MeterBinder;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +47,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The demo runs on Tomcat in lanes mode with lane {@code slow} cut to one thread and a queue of
  * two (so {@code /slow} requests saturate it and are refused), plus what the demo cannot have on
  * its own: lane {@code partner} gated by a lanes-redis {@link SharedCap} on a private Redis, and
- * lane {@code adaptive} driven by a lanes-adapt {@link AdaptiveLimit} with its meters.
+ * lane {@code adaptive} driven by a lanes-adapt {@link AdaptiveLimit}; the starter binds their
+ * meters.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class GrafanaDashboardTest {
@@ -76,7 +75,10 @@ class GrafanaDashboardTest {
   private static ConfigurableApplicationContext app;
   private static PrometheusProcess prometheus;
 
-  /** The demo's additions for this test: beans Spring finds through this source (not scanned). */
+  /**
+   * The demo's additions for this test: beans Spring finds through this source (not scanned). The
+   * starter meters both: every SharedCap bean and every AdaptiveLimit bean.
+   */
   static class GatedAndAdaptiveLanes {
     @Bean(destroyMethod = "close")
     SharedCap partnerCap() {
@@ -87,11 +89,6 @@ class GrafanaDashboardTest {
     AdaptiveLimit adaptiveLimit(Lanes lanes) {
       return AdaptiveLimit.attach(lanes.lane("adaptive"), AdaptiveSettings.builder()
           .minLimit(2).maxLimit(32).build());
-    }
-
-    @Bean
-    MeterBinder adaptiveLimitMetrics(AdaptiveLimit limit) {
-      return new AdaptiveLimitMetrics(limit);
     }
   }
 
