@@ -211,6 +211,9 @@ class GrafanaDashboardTest {
     Matcher m = LABEL_VALUES.matcher(lane.path("definition").asString());
     assertThat(m.matches()).as("the lane variable is label_values(metric, label): %s", lane).isTrue();
     assertThat(lane.path("query").path("query").asString()).isEqualTo(lane.path("definition").asString());
+    // All lanes selected when the dashboard opens.
+    assertThat(lane.path("current").path("value").valueStream().map(JsonNode::asString).toList())
+        .containsExactly("$__all");
     await().atMost(PATIENCE).untilAsserted(() -> {
       JsonNode answer = json.readTree(prometheus.get("/api/v1/label/" + m.group(2) + "/values",
           "match[]", m.group(1)));

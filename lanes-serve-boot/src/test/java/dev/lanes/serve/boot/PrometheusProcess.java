@@ -59,7 +59,7 @@ final class PrometheusProcess implements AutoCloseable {
    * {@code scrapeInterval} (job {@code lanes}, instance {@code 127.0.0.1:<targetPort>}).
    */
   static PrometheusProcess start(int targetPort, String metricsPath, Duration scrapeInterval) {
-    String binary = findBinary();
+    String binary = findBinary(System.getenv());
     Path dir;
     try {
       dir = Files.createTempDirectory("lanes-prometheus-");
@@ -141,8 +141,9 @@ final class PrometheusProcess implements AutoCloseable {
     }
   }
 
-  private static String findBinary() {
-    String configured = System.getenv("LANES_PROMETHEUS");
+  /** {@code $LANES_PROMETHEUS}, else {@code prometheus} on {@code $PATH}, in {@code env}. */
+  static String findBinary(java.util.Map<String, String> env) {
+    String configured = env.get("LANES_PROMETHEUS");
     if (configured != null && !configured.isBlank()) {
       if (!new File(configured).canExecute()) {
         throw new IllegalStateException("LANES_PROMETHEUS is " + configured
@@ -150,7 +151,7 @@ final class PrometheusProcess implements AutoCloseable {
       }
       return configured;
     }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+    for (String dir : env.getOrDefault("PATH", "").split(File.pathSeparator)) {
       File f = new File(dir, "prometheus");
       if (f.canExecute()) {
         return f.getPath();
