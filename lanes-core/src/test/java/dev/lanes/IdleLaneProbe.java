@@ -1,0 +1,91 @@
+package dev.lanes;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs in its own JVM (see {@link IdleLaneTest}): builds {@code virtual} virtual lanes of
+ * concurrency {@value #VIRTUAL_CONCURRENCY} and {@code blocking} blocking lanes of one thread, all
+ * with the default queue capacity, runs nothing on them, and prints as {@code key=value} lines the
+ * heap each holds (used heap after full collections, before and after building, divided by the
+ * lanes) and the CPU the JVM and the health thread spent over {@code seconds} of doing nothing.
+ *
+ * <pre>java -Xmx1g -cp ... dev.lanes.IdleLaneProbe 900 100 10</pre>
+ */
+public final class IdleLaneProbe {
+  static final int VIRTUAL_CONCURRENCY = 8;
+  /** Time for the lanes to settle (the health thread's first ticks, JIT) before CPU is read. */
+  static final long SETTLE_MILLIS = 1_000;
+
+  public static void main(String[] args) throws Exception {
+    int virtual = Integer.parseInt(args[0]);
+    int blocking = Integer.parseInt(args[1]);
+    long seconds = Long.parseLong(args[2]);
+    List<Lane> lanes = new ArrayList<>();
+    // Load the classes and start the health thread before the first reading.
+    Lane warm = Lane.virtual("warm-up", VIRTUAL_CONCURRENCY).build();
+    long base = usedHeapAfterGc();
+    for (int i = 0; i < virtual; i++) {
+      lanes.add(Lane.virtual("idle-v" + i, VIRTUAL_CONCURRENCY).build());
+    }
+    long afterVirtual = usedHeapAfterGc();
+    for (int i = 0; i < blocking; i++) {
+      lanes.add(Lane.blocking("idle-b" + i, 1).build());
+    }
+    long afterBlocking = usedHeapAfterGc();
+    System.out.println("lanes=" + lanes.size());
+    if (virtual > 0) {
+      System.out.println("heap_bytes_per_virtual_lane=" + (afterVirtual - base) / virtual);
+    }
+    if (blocking > 0) {
+      System.out.println("heap_bytes_per_blocking_lane=" + (afterBlocking - afterVirtual) / blocking);
+    }
+    System.out.println("heap_bytes_per_lane=" + (afterBlocking - base) / lanes.size());
+    TimeUnit.MILLISECONDS.sleep(SETTLE_MILLIS); // the probe's own pacing: nothing to wait for
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    var os = (com.sun.management.OperatingSystemMXBean)
+        ManagementFactory.getOperatingSystemMXBean();
+    long healthId = healthThreadId(threads);
+    long jvm0 = os.getProcessCpuTime();
+    long health0 = healthId < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(healthId));
+    long wall0 = System.nanoTime();
+    TimeUnit.SECONDS.sleep(seconds); // the idle period being measured
+    long wall = System.nanoTime() - wall0;
+    long jvm = os.getProcessCpuTime() - jvm0;
+    long health = healthId < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(healthId)) - health0;
+    System.out.println("idle_seconds=" + String.format(java.util.Locale.ROOT, "%.2f", wall / 1e9));
+    System.out.println("jvm_cpu_ms=" + jvm / 1_000_000);
+    System.out.println("health_thread_cpu_ms=" + health / 1_000_000);
+    System.out.println("health_thread_found=" + (healthId >= 0));
+    // Still right when work returns: one lane runs a task.
+    var f = lanes.get(0).submit(() -> 42);
+    System.out.println("after_idle_result=" + f.get(10, TimeUnit.SECONDS));
+    for (Lane l : lanes) {
+      l.close();
+    }
+    warm.close();
+  }
+
+  private static long healthThreadId(ThreadMXBean threads) {
+    for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t != null && t.getThreadName().equals("lanes-health")) {
+        return t.getThreadId();
+      }
+    }
+    return -1;
+  }
+
+  static long usedHeapAfterGc() throws InterruptedException {
+    long used = Long.MAX_VALUE;
+    for (int i = 0; i < 4; i++) {
+      System.gc();
+      TimeUnit.MILLISECONDS.sleep(20); // let reference processing finish between collections
+      used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    }
+    return used;
+  }
+}
