@@ -1,7 +1,9 @@
 package dev.lanes;
 
 import java.util.concurrent.locks.ReentrantLock;
+import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.PackedHistogram;
 import org.HdrHistogram.WriterReaderPhaser;
 
 /**
@@ -25,9 +27,19 @@ import org.HdrHistogram.WriterReaderPhaser;
  * recorded during a read lands in this read or the next, never both. Outcome counts live in the
  * same buffers, so a task's outcome and its timings are always read together.
  *
- * <p><b>Failure model.</b> Recording allocates only when a histogram grows its array (auto-resize);
- * an {@code OutOfMemoryError} there ends the worker through the lane's exit path, and the buffer
- * stays consistent for the reader (the phaser's exit runs in a finally).
+ * <p><b>Memory.</b> A lane that recorded nothing holds no histogram (issue #27: an idle lane must
+ * cost little): a tally makes its two buffers the first time it records (its writer, before it
+ * enters the critical section, under the phaser's reader lock so no read is swapping meanwhile),
+ * and the book makes its two accumulators the first time a drain finds something. The buffers
+ * are plain {@link Histogram}s (the writer's per-task cost); the accumulators, written only by
+ * readers, are {@link PackedHistogram}s, which hold a few hundred bytes until values arrive and
+ * grow with the spread of what was recorded. Both have the same buckets (2 significant digits,
+ * auto-resizing), so every count, percentile and maximum is exactly what it was with plain ones.
+ *
+ * <p><b>Failure model.</b> Recording allocates only when a histogram grows its array (auto-resize)
+ * and when a tally records for the first time; an {@code OutOfMemoryError} there ends the worker
+ * through the lane's exit path, and the buffer stays consistent for the reader (the phaser's exit
+ * runs in a finally; the first buffers are published whole, under the reader lock).
  */
 final class TimingBook {
 
@@ -40,10 +52,10 @@ final class TimingBook {
   private final long startNanos;
 
   private final ReentrantLock readLock = new ReentrantLock();
-  /** Guarded by readLock. */
-  private final Acc total = new Acc();
-  /** Guarded by readLock. */
-  private final Acc current = new Acc();
+  /** Since start; null until a drain first finds something. Guarded by readLock. */
+  private Acc total;
+  /** The current interval; null while {@code total} is. Guarded by readLock. */
+  private Acc current;
   private long intervalStart;
   private Timings recent;
   private boolean intervalCompleted;
@@ -137,17 +149,24 @@ final class TimingBook {
     try {
       long started = drain();
       if (outcomes != null) {
-        System.arraycopy(total.outcomes, 0, outcomes, 0, 3);
+        if (total != null) {
+          System.arraycopy(total.outcomes, 0, outcomes, 0, 3);
+        } else {
+          java.util.Arrays.fill(outcomes, 0, 3, 0L);
+        }
         outcomes[3] = started;
       }
       if (now - intervalStart >= intervalNanos) {
-        recent = current.toTimings(now - intervalStart);
-        current.reset();
+        recent = Acc.timingsOf(current, now - intervalStart);
+        if (current != null) {
+          current.reset();
+        }
         intervalStart = now;
         intervalCompleted = true;
       }
-      Timings sinceStart = total.toTimings(now - startNanos);
-      Timings shownRecent = intervalCompleted ? recent : current.toTimings(now - intervalStart);
+      Timings sinceStart = Acc.timingsOf(total, now - startNanos);
+      Timings shownRecent =
+          intervalCompleted ? recent : Acc.timingsOf(current, now - intervalStart);
       return new Timings[] {sinceStart, shownRecent};
     } finally {
       readLock.unlock();
@@ -159,7 +178,9 @@ final class TimingBook {
     readLock.lock();
     try {
       drain();
-      return new long[] {total.count, total.waitSum, total.runSum};
+      return total == null
+          ? new long[] {0, 0, 0}
+          : new long[] {total.count, total.waitSum, total.runSum};
     } finally {
       readLock.unlock();
     }
@@ -169,9 +190,19 @@ final class TimingBook {
   private long drain() {
     long started = 0;
     for (Tally t : tallies) {
-      started += t.drainInto(total, current);
+      started += t.drainInto(this);
     }
-    return started + shared.drainInto(total, current);
+    return started + shared.drainInto(this);
+  }
+
+  /** Adds a drained buffer into both accumulators, making them first if need be; under readLock. */
+  private void merge(Acc drained) {
+    if (total == null) {
+      total = new Acc(true);
+      current = new Acc(true);
+    }
+    total.addAll(drained);
+    current.addAll(drained);
   }
 
   /**
@@ -199,9 +230,10 @@ final class TimingBook {
     }
 
     private final WriterReaderPhaser phaser = new WriterReaderPhaser();
-    private volatile Acc active = new Acc();
-    /** Guarded by the phaser's reader lock. */
-    private Acc inactive = new Acc();
+    /** Null until the first record (see "Memory" in the book's comment); then never null. */
+    private volatile Acc active;
+    /** Guarded by the phaser's reader lock; null while {@code active} is. */
+    private Acc inactive;
     @SuppressWarnings("unused") // accessed through OWNED
     private volatile int owned;
     /**
@@ -238,6 +270,9 @@ final class TimingBook {
     }
 
     void record(long waitNanos, long runNanos, long cpuNanos, int outcome) {
+      if (active == null) {
+        makeBuffers(); // the first record: outside the critical section (a drain may wait on it)
+      }
       long e = phaser.writerCriticalSectionEnter();
       try {
         Acc a = active;
@@ -257,10 +292,10 @@ final class TimingBook {
      * meanwhile); when the two reads differ, it swaps again, a few times, and then returns the
      * later read, which still counts every end drained.
      */
-    long drainInto(Acc total, Acc current) {
+    long drainInto(TimingBook book) {
       for (int attempt = 1; ; attempt++) {
         long before = (long) STARTED.getAcquire(this);
-        swapAndMerge(total, current);
+        swapAndMerge(book);
         long after = (long) STARTED.getAcquire(this);
         if (before == after || attempt == SWAP_ATTEMPTS) {
           return after;
@@ -268,15 +303,33 @@ final class TimingBook {
       }
     }
 
-    private void swapAndMerge(Acc total, Acc current) {
+    /**
+     * Makes the two buffers, under the reader lock so that no drain swaps while they appear;
+     * called by this tally's writer (its claimant, or a holder of the book's shared lock) alone.
+     */
+    private void makeBuffers() {
+      phaser.readerLock();
+      try {
+        if (active == null) {
+          inactive = new Acc(false);
+          active = new Acc(false);
+        }
+      } finally {
+        phaser.readerUnlock();
+      }
+    }
+
+    private void swapAndMerge(TimingBook book) {
       phaser.readerLock();
       try {
         Acc old = active;
+        if (old == null) {
+          return; // nothing ever recorded here
+        }
         active = inactive;
         phaser.flipPhase();
         if (old.count > 0) {
-          total.addAll(old);
-          current.addAll(old);
+          book.merge(old);
           old.reset();
         }
         inactive = old;
@@ -289,9 +342,25 @@ final class TimingBook {
   /** Histograms, exact sums and outcome counts; not thread-safe (see the class comment). */
   private static final class Acc {
     final long[] outcomes = new long[3];
-    final Histogram wait = new Histogram(DIGITS);
-    final Histogram run = new Histogram(DIGITS);
-    final Histogram cpu = new Histogram(DIGITS);
+    final AbstractHistogram wait;
+    final AbstractHistogram run;
+    final AbstractHistogram cpu;
+
+    /** {@code packed}: for the readers' accumulators (see "Memory" in the book's comment). */
+    Acc(boolean packed) {
+      wait = packed ? new PackedHistogram(DIGITS) : new Histogram(DIGITS);
+      run = packed ? new PackedHistogram(DIGITS) : new Histogram(DIGITS);
+      cpu = packed ? new PackedHistogram(DIGITS) : new Histogram(DIGITS);
+    }
+
+    /** The timings {@code a} holds ({@code null}: nothing recorded) over {@code windowNanos}. */
+    static Timings timingsOf(Acc a, long windowNanos) {
+      if (a == null) {
+        return new Timings(Distribution.EMPTY, Distribution.EMPTY, Distribution.EMPTY,
+            Math.max(0, windowNanos), 0, 0, 0);
+      }
+      return a.toTimings(windowNanos);
+    }
     long count;
     long waitSum;
     long runSum;
@@ -365,7 +434,7 @@ final class TimingBook {
           cpuSum);
     }
 
-    private static Distribution dist(Histogram h, long n, long sum, long max) {
+    private static Distribution dist(AbstractHistogram h, long n, long sum, long max) {
       if (n == 0) {
         return Distribution.EMPTY;
       }
