@@ -48,6 +48,11 @@ final class DropLog {
     flush(ticker.read());
   }
 
+  /** True while some drop waits for its summary line (the health thread flushes it). */
+  boolean owesLine() {
+    return pending.get() != 0;
+  }
+
   /** Writes the summary line if one is due (the dropping thread, or the health thread). */
   void flush(long now) {
     if (pending.get() == 0 || !lineLock.tryLock()) {

@@ -48,9 +48,51 @@ import java.util.function.Consumer;
  * <p>Saturation is judged from window differences of the lane's cumulative timing sums (tasks
  * ended in the window) and from the age of the oldest queued task, so a lane whose queue does not
  * move at all still shows as waiting.
+ *
+ * <p><b>Resting (issue #27: an idle lane costs nothing).</b> A lane whose judgement cannot change
+ * until work comes — OK and no other state in view, nothing queued or running, nothing ended or
+ * refused in the window, every started task's end drained, no event or drop line owed, no
+ * deadlock proof or suspicion under way — is put to rest by the health thread ({@code resting}, a
+ * volatile flag): the thread then skips its tick (it only reaps its dead workers), and when every
+ * lane rests it parks for {@value #RESTING_TICK_MILLIS} ms at a time instead of {@value
+ * #TICK_MILLIS}. The first append after rest wakes the lane: {@link #noteWork} (called after every
+ * append, one volatile read of a flag that only the health thread and that first waker write)
+ * clears the flag with a CAS and, if the thread is in its long park, unparks it. Two Dekker pairs
+ * make sure no wake is missed: the health thread sets {@code resting} and then re-reads the ring's
+ * appends (and the refusals, starts and running tasks); a submitter makes its append (a CAS on
+ * the ring's tail or the overflow's count, a full fence) and then reads {@code resting}. One of
+ * the two sees the other, so either the lane is not put to rest or the submitter wakes it. Likewise
+ * the thread sets {@code sleepingLong} and then re-reads every lane's flag and the count of
+ * registrations, and a waker clears its flag (a registration counts itself) and then reads {@code
+ * sleepingLong}. While a lane
+ * rests its samples are collapsed to the last (all had the same counts); on its first tick after
+ * waking that sample is re-stamped one tick before now, which gives the window, the judgement and
+ * the hysteresis exactly what a lane ticked all along would have (its idle samples all had those
+ * counts too). What rest delays: a worker thread that dies before running lanes' code (a custom
+ * factory's wrapper) is reaped at the next round, long or short, as before; nothing else happens
+ * to a lane with no task.
  */
 final class HealthMonitor {
   static final long TICK_MILLIS = 100;
+  /** The health thread's park while every lane rests (see "Resting"). */
+  static final long RESTING_TICK_MILLIS = 1_000;
+  private static final java.lang.invoke.VarHandle RESTING;
+
+  static {
+    try {
+      RESTING = java.lang.invoke.MethodHandles.lookup()
+          .findVarHandle(HealthMonitor.class, "resting", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** The health thread, for wakers (see "Resting"); null when none runs. */
+  private static volatile Thread tickerThread;
+  /** True while the health thread parks with every lane resting (see "Resting"). */
+  private static volatile boolean sleepingLong;
+  /** Lanes ever registered; written under TICKER_LOCK, read by the thread (see "Resting"). */
+  private static volatile long registrations;
   private static final System.Logger LOG = System.getLogger("dev.lanes");
   /** Every lane not yet terminated, weakly (see the class comment). Guarded by TICKER_LOCK. */
   private static final Set<WeakReference<LaneExecutor>> LANES = new HashSet<>();
@@ -67,6 +109,15 @@ final class HealthMonitor {
   private final ReentrantLock lock = new ReentrantLock();
   private final ReentrantLock deliveryLock = new ReentrantLock();
   private final ArrayDeque<HealthEvent> pending = new ArrayDeque<>();
+  /**
+   * Put to rest by the health thread, cleared by the first append after (see "Resting"); read by
+   * every submitter after its append, written only at those two moments.
+   */
+  private volatile boolean resting;
+  /** The samples were collapsed when the lane was put to rest; guarded by lock. */
+  private boolean collapsed;
+  /** Ticks ever (for tests); guarded by lock. */
+  private long ticks;
 
   // all below guarded by lock
   private final ArrayDeque<long[]> samples = new ArrayDeque<>(); // {time, count, waitSum, runSum, rejected}
@@ -112,7 +163,12 @@ final class HealthMonitor {
                 .unstarted(HealthMonitor::tickForever);
         t.setContextClassLoader(null);
         ticker = t;
+        tickerThread = t;
         t.start();
+      }
+      registrations++; // then read sleepingLong (the Dekker pair with the thread's long park)
+      if (sleepingLong) {
+        LockSupport.unpark(ticker); // a new lane is ticked at once, however long the thread parks
       }
     } finally {
       TICKER_LOCK.unlock();
@@ -158,36 +214,151 @@ final class HealthMonitor {
   }
 
   private static void tickForever() {
+    boolean allResting = false;
     for (; ; ) {
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
+      LockSupport.parkNanos(
+          TimeUnit.MILLISECONDS.toNanos(allResting ? RESTING_TICK_MILLIS : TICK_MILLIS));
+      sleepingLong = false;
       List<LaneExecutor> lanes;
+      long registered;
       TICKER_LOCK.lock();
       try {
+        registered = registrations;
         lanes = registeredLanes();
         if (lanes.isEmpty()) {
           ticker = null; // a lane registered from now on starts a new thread
+          tickerThread = null;
           return;
         }
       } finally {
         TICKER_LOCK.unlock();
       }
-      try {
-        Deadlocks.check(lanes);
-      } catch (Throwable e) {
-        logQuietly("lanes-health: deadlock analysis failed", e);
-      }
+      List<LaneExecutor> awake = new ArrayList<>();
       for (LaneExecutor l : lanes) {
+        if (!l.ctx.health.resting) {
+          awake.add(l);
+          continue;
+        }
+        try {
+          l.ctx.pool.reapDeadWorkers(); // all a resting lane needs (see "Resting")
+        } catch (Throwable e) {
+          logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
+        }
+      }
+      if (!awake.isEmpty()) {
+        try {
+          Deadlocks.check(awake); // a resting lane has no task, so it is in no cycle
+        } catch (Throwable e) {
+          logQuietly("lanes-health: deadlock analysis failed", e);
+        }
+      }
+      for (LaneExecutor l : awake) {
         try {
           l.ctx.pool.reapDeadWorkers();
           long now = l.ctx.ticker.read();
           l.ctx.health.tick(now);
           l.ctx.books.drops.flush(now);
+          l.ctx.health.tryToRest();
         } catch (Throwable e) {
           logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
         }
       }
+      allResting = everyLaneRests(lanes);
+      if (allResting) {
+        sleepingLong = true; // then re-read every flag (see "Resting": a waker reads this after)
+        allResting = everyLaneRests(lanes) && registrations == registered;
+        sleepingLong = allResting;
+      }
       lanes = null; // hold no lane while parked
+      awake = null;
     }
+  }
+
+  private static boolean everyLaneRests(List<LaneExecutor> lanes) {
+    for (LaneExecutor l : lanes) {
+      if (!l.ctx.health.resting) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Submitter side, after every append (and every refusal): wakes the lane if it rests. One
+   * volatile read when it does not (see "Resting").
+   */
+  void noteWork() {
+    if (resting && RESTING.compareAndSet(this, true, false) && sleepingLong) {
+      Thread t = tickerThread;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
+    }
+  }
+
+  /** Ticks so far, whoever made them (for tests). */
+  long ticks() {
+    lock.lock();
+    try {
+      return ticks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True while the lane rests (see "Resting"); for tests. */
+  boolean resting() {
+    return resting;
+  }
+
+  /**
+   * Health thread, after this lane's tick: puts the lane to rest if nothing about it can change
+   * until work comes (see "Resting"). True if it rests now.
+   */
+  boolean tryToRest() {
+    lock.lock();
+    try {
+      if (state != LaneHealth.OK || candidate != LaneHealth.OK || deadlockDiagnostic != null
+          || suspicionSince >= 0 || stackProofSince >= 0 || !pending.isEmpty()) {
+        return false;
+      }
+      long[] first = samples.peekFirst();
+      long[] last = samples.peekLast();
+      if (first[1] != last[1] || first[4] != last[4]) {
+        return false; // tasks ended or were refused in the window: it may still move
+      }
+      long appended = ctx.ring.appended();
+      long started = ctx.timings.started();
+      if (!quiet(appended, started, last)) {
+        return false;
+      }
+      resting = true; // then re-read (the Dekker pair with noteWork)
+      if (!quiet(appended, started, last)) {
+        resting = false;
+        return false;
+      }
+      while (samples.size() > 1) {
+        samples.removeFirst(); // every sample has the last one's counts
+      }
+      collapsed = true;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Nothing appended or started since the reads given, nothing queued or running, every start
+   * drained into {@code last}, no refusal after it, no drop line owed. Call under lock.
+   */
+  private boolean quiet(long appended, long started, long[] last) {
+    return ctx.ring.appended() == appended
+        && ctx.timings.started() == started
+        && started == last[1]
+        && !ctx.ring.hasClaimed()
+        && ctx.books.running() == 0
+        && ctx.books.rejectedCount() == last[4]
+        && !ctx.books.drops.owesLine();
   }
 
   private static void logQuietly(String message, Throwable e) {
@@ -229,8 +400,15 @@ final class HealthMonitor {
     try {
       long[] sums = ctx.timings.sums();
       long rejected = ctx.books.rejectedCount();
+      ticks++;
       long[] sample = {now, sums[0], sums[1], sums[2], rejected};
       long[] last = samples.peekLast();
+      if (collapsed) {
+        // The first tick after rest: the one sample left stands for the idle ticks skipped, the
+        // last of which would have been a tick ago (see "Resting").
+        collapsed = false;
+        last[0] = Math.max(last[0], now - TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
+      }
       if (last == null || now > last[0] || samples.size() == 1) {
         samples.addLast(sample); // the first sample (taken at creation) stays as the baseline
       } else {

@@ -624,6 +624,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     t.refuse(); // never accepted: a later cancel of its future touches no books
     t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
     books.refused.get(reason).increment(); // submitted and ended in one count (see stats())
+    health.noteWork(); // a refusal moves the health of a resting lane too
     books.publish(t, "", -1, ticker.read(), -1, reason);
     throw new LaneRejectedException(name, reason, queueCapacity(), queuedCount(), running());
   }

@@ -323,6 +323,7 @@ final class WorkerPool {
    * so its future is left alone).
    */
   boolean afterAppend(Object entry) {
+    ctx.health.noteWork(); // a resting lane wakes (HealthMonitor, "Resting")
     if (ctx.runState() == Lifecycle.RUNNING) {
       if (!ctx.ring.wakeIdle() && ctx.elastic) {
         dispatch();
