@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadFactory;
  */
 public final class LaneBuilder {
 
-  /** Largest queue a lane accepts (the queue's slots are allocated up front). */
+  /** Largest queue a lane accepts (the queue's array may grow to hold it all). */
   public static final int MAX_QUEUE_CAPACITY = 1 << 24;
 
   /** Most platform threads one lane may have (its largest concurrency). */
@@ -142,7 +142,8 @@ public final class LaneBuilder {
   /**
    * How many tasks may wait beyond the ones running (default {@value #DEFAULT_QUEUE_CAPACITY}): the
    * lane holds at most {@code concurrency} + {@code queueCapacity} unfinished tasks, whatever its
-   * workers are doing at the instant of a submission. The queue's slots are allocated up front.
+   * workers are doing at the instant of a submission. The queue's array starts small and grows
+   * with what waits, up to this bound (a lane whose bound the heap could not hold fails to build).
    *
    * @param queueCapacity 1 to {@value #MAX_QUEUE_CAPACITY}
    * @return this builder

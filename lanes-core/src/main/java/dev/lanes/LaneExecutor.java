@@ -176,9 +176,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
-   * The ring preallocates its slots (room for every task the lane may hold, rounded up to a power
-   * of two); a capacity the heap cannot hold fails here with the figure instead of a bare {@code
-   * OutOfMemoryError}.
+   * The ring's array starts small and grows up to room for every task the lane may hold (rounded
+   * up to a power of two; see {@link TaskRing}, "Growth"); a bound the heap could not hold fails
+   * here with the figure instead of a bare {@code OutOfMemoryError} later.
    */
   private static final long SMALL_RING_BYTES = 8L << 20;
 
@@ -187,7 +187,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     long needed = TaskRing.bytesFor(room);
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
     String advice = "lane \"" + name + "\": queueCapacity " + queueCapacity
-        + " needs about " + (needed >> 20) + " MiB up front (the queue preallocates "
+        + " needs up to about " + (needed >> 20) + " MiB (the queue's array grows to "
         + room + " slots, queueCapacity + concurrency, rounded up to a power of two)";
     // Small rings just allocate (free memory before a collection says little about them).
     if (needed > SMALL_RING_BYTES && needed > free / 2) {
@@ -195,7 +195,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
     }
     try {
-      return new TaskRing(room);
+      return new TaskRing(TaskRing.INITIAL_CAPACITY, room);
     } catch (OutOfMemoryError e) {
       throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
           + " queueCapacity or raise -Xmx", e);

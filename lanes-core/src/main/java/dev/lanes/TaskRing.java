@@ -29,8 +29,43 @@ import java.util.concurrent.locks.ReentrantLock;
  * LaneFuture}), and whoever dequeues a dead entry drops it. Admission (how many tasks a lane holds)
  * is counted by the lane, not here.
  *
- * <p><b>Overflow.</b> The array is sized when the lane is built ({@code concurrency +
- * queueCapacity}, rounded up to a power of two), but a lane may hold more entries than that:
+ * <p><b>Growth (issue #27: an idle lane must hold little).</b> The array starts at {@value
+ * #INITIAL_CAPACITY} slots and doubles (or more, to fit what the overflow holds) up to its bound,
+ * {@code concurrency + queueCapacity} as built, rounded up to a power of two. The array lives in a
+ * {@link Segment} read through the volatile {@code segment}; positions ({@code head}, {@code
+ * tail}) are the ring's, not the segment's, so a new segment continues the same numbering. A
+ * producer that finds its slot of the lap taken asks for growth ({@code growthWanted}); the switch
+ * is made by whoever next finds the array empty while the overflow holds entries (a producer about
+ * to spill, or a consumer about to take from the overflow), one at a time ({@code growLock}):
+ * it allocates the new segment (its slots' sequences set for the lap that starts at {@code tail}),
+ * sets the {@link #RESIZING} bit in {@code tail} by CAS (from then on no position can be claimed:
+ * a producer that reads the bit spills, a CAS expecting the plain value fails), checks that {@code
+ * head} equals {@code tail} (every claimed position was published and taken: the array is empty
+ * and stays so), installs the segment, and clears the bit (in a finally: an abandoned switch
+ * leaves the ring as it was). Nothing moves between segments, and FIFO order is the overflow's
+ * rule below (the old array was empty; the overflow's entries are older than any the new array
+ * will take, because producers keep spilling while the overflow is not empty).
+ *
+ * <p>Why a stale segment is harmless. A producer reads {@code tail} (acquire) and then {@code
+ * segment}, checks the slot there and CASes {@code tail}; after a successful CAS it re-reads
+ * {@code segment} and writes to that one. If a switch's bit was set after the CAS, the switch
+ * waits for this entry to be published and taken, so the segment cannot change before the
+ * re-read. If it was set before, {@code tail} read the same plain value at the CAS as before the
+ * switch, so the switch happened exactly at this position, and the new segment's slot for it is
+ * fresh (its sequence equals the position) — the re-read segment is the one to write to. A
+ * consumer that checks a stale (retired) segment for a position at or past the switch sees a
+ * sequence below {@code position + 1} (nothing is ever published there again), so it reports
+ * "nothing published" and its caller re-checks; a consumer's CAS on {@code head} for a position
+ * before the switch fails, since the switch needed {@code head} past it. The {@link #RESIZING}
+ * bit is masked off wherever {@code tail} is read as a count ({@link #hasClaimed}, {@link #size},
+ * {@link #appended}); {@code hasClaimed} then answers from the plain value, which is exact while
+ * the bit is set (nothing can be claimed meanwhile). An {@code OutOfMemoryError} allocating a
+ * segment ends growth for good (the overflow keeps taking what the array cannot); it is never
+ * thrown to a submitter.
+ *
+ * <p><b>Overflow.</b> The array is bounded by {@code concurrency + queueCapacity} as built
+ * (rounded up to a power of two), and it may be smaller while it grows, but a lane may hold more
+ * entries than the array has slots:
  * its concurrency may have been raised since, dead entries may take slots, and a consumer
  * descheduled between its CAS on {@code head} and its release of the slot keeps that slot from
  * the next lap however much room the lane has. The lane's admission bounds the entries, not the
@@ -49,7 +84,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * operations at least one of the two sees the other: the worker sees the new tail and does not
  * park, or the producer sees the idle worker and wakes one. See {@link #awaitItem}.
  *
- * <p><b>Failure model.</b> Nothing here calls user code or allocates after construction; the only
+ * <p><b>Failure model.</b> Nothing here calls user code; it allocates after construction only for
+ * the overflow's entries and a growing array (see "Growth"). The only
  * exception is an {@code InterruptedException}-free park, so a worker's wait ends by an unpark,
  * a timeout, or a spurious wake-up (re-checked).
  */
@@ -111,34 +147,98 @@ final class TaskRing {
   /** Entries ever appended to the overflow. */
   private final java.util.concurrent.atomic.AtomicLong spillAppends =
       new java.util.concurrent.atomic.AtomicLong();
-  private final int mask;
-  /** Per slot, the position it waits for, truncated to an int (differences stay exact). */
-  private final int[] seq;
-  private final Object[] items;
-  private final long[] stamps;
+  /** Slots a growing ring's array starts with (see "Growth"). */
+  static final int INITIAL_CAPACITY = 64;
 
+  /** Set in {@code tail} while a switch of segments is under way (see "Growth"). */
+  static final long RESIZING = 1L << 61;
+
+  private static final VarHandle SEGMENT;
+  private static final VarHandle GROWTH_WANTED;
+
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      SEGMENT = l.findVarHandle(TaskRing.class, "segment", Segment.class);
+      GROWTH_WANTED = l.findVarHandle(TaskRing.class, "growthWanted", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** One array of slots; replaced whole when the ring grows (see "Growth"). */
+  static final class Segment {
+    final int mask;
+    /** Per slot, the position it waits for, truncated to an int (differences stay exact). */
+    final int[] seq;
+    final Object[] items;
+    final long[] stamps;
+
+    /** A segment of {@code capacity} slots (a power of two) whose first lap starts at {@code from}. */
+    Segment(int capacity, long from) {
+      this.mask = capacity - 1;
+      this.seq = new int[capacity];
+      this.items = new Object[capacity];
+      this.stamps = new long[capacity];
+      for (int i = 0; i < capacity; i++) {
+        seq[i] = (int) (from + ((i - from) & mask)); // the position of this lap that uses slot i
+      }
+    }
+  }
+
+  /** The array in use; replaced only under growLock with the RESIZING bit set in tail. */
+  @SuppressWarnings("unused") // accessed through SEGMENT
+  private volatile Segment segment;
+  /** The array's bound (a power of two); growth stops there. */
+  private volatile int maxCapacity;
+  /** Some producer found the array full since the last switch (see "Growth"). */
+  @SuppressWarnings("unused") // accessed through GROWTH_WANTED
+  private volatile boolean growthWanted;
+  private final ReentrantLock growLock = new ReentrantLock();
+
+  /** A ring whose array has {@code capacity} slots (rounded up to a power of two) from the start. */
   TaskRing(int capacity) {
+    this(capacity, capacity);
+  }
+
+  /**
+   * A ring whose array starts with {@code initialCapacity} slots and grows up to {@code
+   * maxCapacity} (each rounded up to a power of two; the initial at most the bound).
+   */
+  TaskRing(int initialCapacity, int maxCapacity) {
+    int max = roundUp(maxCapacity);
+    int initial = Math.min(max, roundUp(initialCapacity));
+    this.maxCapacity = max;
+    this.segment = new Segment(initial, 0);
+  }
+
+  private static int roundUp(int capacity) {
     int cap = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
     if (cap <= 0) {
       throw new IllegalArgumentException("ring capacity too large: " + capacity);
     }
-    this.mask = cap - 1;
-    this.seq = new int[cap];
-    this.items = new Object[cap];
-    this.stamps = new long[cap];
-    for (int i = 0; i < cap; i++) {
-      seq[i] = i;
-    }
+    return cap;
   }
 
-  /** Bytes the ring allocates up front for {@code capacity} (for the lane's heap check). */
+  /** Bytes the ring's array holds at its bound, {@code capacity} (for the lane's heap check). */
   static long bytesFor(int capacity) {
     long cap = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
     return cap * (4 + 4 + 8); // sequence, reference (compressed), stamp
   }
 
+  /** Slots in the array now (it may grow up to {@link #maxCapacity()}). */
   int capacity() {
-    return mask + 1;
+    return segment.mask + 1;
+  }
+
+  /** Slots the array may grow to. */
+  int maxCapacity() {
+    return maxCapacity;
+  }
+
+  /** The plain position in {@code tail} (without the RESIZING bit). */
+  private long tailPosition() {
+    return (long) TAIL.getVolatile(pos) & ~RESIZING;
   }
 
   /**
@@ -152,8 +252,53 @@ final class TaskRing {
       if (t >= 0) {
         return t;
       }
+    } else if (growthWanted) {
+      tryGrow(); // the array may be empty by now (see "Growth")
     }
     return spill(item, stamp);
+  }
+
+  /**
+   * Switches to a larger array if growth was asked for, the array is empty and the overflow holds
+   * entries (see "Growth"); does nothing otherwise, or if another thread is switching.
+   */
+  void tryGrow() {
+    if (!growthWanted || spilled.get() == 0 || arrayHasClaimed() || !growLock.tryLock()) {
+      return;
+    }
+    try {
+      Segment old = segment;
+      int cap = old.mask + 1;
+      int max = maxCapacity;
+      long t = (long) TAIL.getVolatile(pos);
+      if (!growthWanted || cap >= max || (t & RESIZING) != 0 || (long) HEAD.getVolatile(pos) != t) {
+        return;
+      }
+      // Room for what waits in the overflow now, at least double.
+      long fit = Math.max(2L * cap, 2L * Math.min(max, spilled.get()));
+      int target = (int) Math.min(max, Long.highestOneBit(fit - 1) << 1);
+      Segment grown;
+      try {
+        grown = new Segment(target, t);
+      } catch (OutOfMemoryError e) {
+        maxCapacity = cap; // growth ends here; the overflow takes what the array cannot
+        GROWTH_WANTED.setVolatile(this, false);
+        return;
+      }
+      if (!TAIL.compareAndSet(pos, t, t | RESIZING)) {
+        return; // a producer claimed a position meanwhile: the array is not empty
+      }
+      try {
+        if ((long) HEAD.getVolatile(pos) == t) { // still empty, and nothing can be claimed now
+          SEGMENT.setVolatile(this, grown);
+          GROWTH_WANTED.setVolatile(this, false);
+        }
+      } finally {
+        TAIL.setVolatile(pos, t);
+      }
+    } finally {
+      growLock.unlock();
+    }
   }
 
   /** Appends to the overflow (see "Overflow" in the class comment); returns the position. */
@@ -178,27 +323,39 @@ final class TaskRing {
    */
   long offer(Object item, long stamp) {
     Positions p = pos;
-    long t = (long) TAIL.getOpaque(p);
+    long t = (long) TAIL.getAcquire(p);
     for (; ; ) {
-      int i = (int) t & mask;
-      int s = (int) SEQ.getAcquire(seq, i);
+      if ((t & RESIZING) != 0) {
+        return -1; // a switch of arrays is under way: the overflow takes it (see "Growth")
+      }
+      Segment seg = segment; // read after tail (see "Why a stale segment is harmless")
+      int i = (int) t & seg.mask;
+      int s = (int) SEQ.getAcquire(seg.seq, i);
       int dif = s - (int) t;
       if (dif == 0) {
         long witness = (long) TAIL.compareAndExchange(p, t, t + 1);
         if (witness == t) {
+          Segment now = segment;
+          if (now != seg) { // the switch happened at exactly this position: its slot is fresh
+            seg = now;
+            i = (int) t & seg.mask;
+          }
           if (item instanceof LaneFuture<?> f && f.id == 0) {
             f.id = t + 1; // its number: the position it first took (kept if it is moved)
           }
-          items[i] = item;
-          stamps[i] = stamp;
-          SEQ.setRelease(seq, i, (int) (t + 1));
+          seg.items[i] = item;
+          seg.stamps[i] = stamp;
+          SEQ.setRelease(seg.seq, i, (int) (t + 1));
           return t;
         }
         t = witness;
       } else if (dif < 0) {
+        if (!growthWanted && seg.mask + 1 < maxCapacity) {
+          GROWTH_WANTED.setVolatile(this, true);
+        }
         return -1; // the slot of this lap is still occupied: full
       } else {
-        t = (long) TAIL.getOpaque(p);
+        t = (long) TAIL.getAcquire(p);
       }
     }
   }
@@ -217,6 +374,9 @@ final class TaskRing {
     if (arrayHasClaimed()) {
       return null; // an older entry is being published in the array: it comes first
     }
+    if (growthWanted) {
+      tryGrow(); // the array is empty and the overflow is not: the moment to switch
+    }
     Spilled x = spill.poll();
     if (x == null) {
       return null; // claimed, not linked yet
@@ -229,26 +389,27 @@ final class TaskRing {
 
   private Object pollArray(Taken into) {
     Positions p = pos;
-    long h = (long) HEAD.getOpaque(p);
+    long h = (long) HEAD.getAcquire(p);
     for (; ; ) {
-      int i = (int) h & mask;
-      int s = (int) SEQ.getAcquire(seq, i);
+      Segment seg = segment; // a stale one only ever reports "not published" (see "Growth")
+      int i = (int) h & seg.mask;
+      int s = (int) SEQ.getAcquire(seg.seq, i);
       int dif = s - (int) (h + 1);
       if (dif == 0) {
         long witness = (long) HEAD.compareAndExchange(p, h, h + 1);
         if (witness == h) {
-          Object item = items[i];
-          into.stamp = stamps[i];
+          Object item = seg.items[i];
+          into.stamp = seg.stamps[i];
           into.position = h;
-          items[i] = null;
-          SEQ.setRelease(seq, i, (int) (h + mask + 1));
+          seg.items[i] = null;
+          SEQ.setRelease(seg.seq, i, (int) (h + seg.mask + 1));
           return item;
         }
         h = witness;
       } else if (dif < 0) {
         return null; // not published yet (or empty)
       } else {
-        h = (long) HEAD.getOpaque(p);
+        h = (long) HEAD.getAcquire(p);
       }
     }
   }
@@ -279,7 +440,7 @@ final class TaskRing {
 
   private boolean arrayHasClaimed() {
     long h = (long) HEAD.getVolatile(pos);
-    return (long) TAIL.getVolatile(pos) > h;
+    return tailPosition() > h;
   }
 
   /**
@@ -295,7 +456,7 @@ final class TaskRing {
     long h = (long) HEAD.getVolatile(pos);
     long t = 0;
     for (int attempt = 0; attempt < SIZE_ATTEMPTS; attempt++) {
-      t = (long) TAIL.getVolatile(pos);
+      t = tailPosition();
       long again = (long) HEAD.getVolatile(pos);
       if (again == h) {
         break;
@@ -308,7 +469,7 @@ final class TaskRing {
 
   /** Entries ever appended (positions claimed), overflow included. */
   long appended() {
-    return (long) TAIL.getVolatile(pos) + spillAppends.get();
+    return tailPosition() + spillAppends.get();
   }
 
   /**
@@ -326,8 +487,9 @@ final class TaskRing {
    */
   Object peek(Taken into) {
     long h = (long) HEAD.getVolatile(pos);
-    int i = (int) h & mask;
-    if ((int) SEQ.getAcquire(seq, i) != (int) (h + 1)) {
+    Segment seg = segment;
+    int i = (int) h & seg.mask;
+    if ((int) SEQ.getAcquire(seg.seq, i) != (int) (h + 1)) {
       Spilled x = spilled.get() == 0 ? null : spill.peek();
       if (x == null) {
         return null;
@@ -336,9 +498,9 @@ final class TaskRing {
       into.position = x.position();
       return x.item();
     }
-    into.stamp = stamps[i];
+    into.stamp = seg.stamps[i];
     into.position = h;
-    return items[i];
+    return seg.items[i];
   }
 
   // ---------------------------------------------------------------- idle workers
@@ -486,11 +648,12 @@ final class TaskRing {
    */
   void forEachEntry(java.util.function.Consumer<Object> action) {
     long h = (long) HEAD.getVolatile(pos);
-    long t = (long) TAIL.getVolatile(pos);
-    for (long p = h; p < t && p < h + capacity(); p++) {
-      int i = (int) p & mask;
-      if ((int) SEQ.getAcquire(seq, i) == (int) (p + 1)) {
-        Object x = ITEM.getAcquire(items, i);
+    long t = tailPosition();
+    Segment seg = segment;
+    for (long p = h; p < t && p < h + seg.mask + 1; p++) {
+      int i = (int) p & seg.mask;
+      if ((int) SEQ.getAcquire(seg.seq, i) == (int) (p + 1)) {
+        Object x = ITEM.getAcquire(seg.items, i);
         if (x != null) {
           action.accept(x);
         }

@@ -51,7 +51,7 @@ class NoOpensTest {
   void aQueueTheHeapCannotHoldFailsAtBuildTimeWithTheFigure() throws Exception {
     Map<String, String> out = QueuedMemoryTest.runProbe(BigQueueProbe.class, "-Xmx64m");
     assertThat(out.get("output"))
-        .contains("lane \"huge\": queueCapacity 16777216 needs about 512 MiB up front")
+        .contains("lane \"huge\": queueCapacity 16777216 needs up to about 512 MiB")
         .contains("lower queueCapacity or raise -Xmx")
         .doesNotContain("OutOfMemoryError");
   }
