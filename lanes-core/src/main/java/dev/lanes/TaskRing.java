@@ -75,7 +75,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * overflow's, and consumers take from the array first). {@code spilled} counts entries claimed in
  * the overflow: a producer adds one (a full fence) before it links the entry, a consumer takes
  * one away after it unlinked one, so {@code spilled > 0} plays for the overflow the part {@code
- * tail > head} plays for the array in the idle and permit protocols. Overflow entries are numbered
+ * tail > head} plays for the array in the idle and permit protocols. Each overflow entry
+ * remembers {@code tail} as it was spilled; a consumer takes it (peek, then remove that very
+ * entry) only once {@code head} has reached that figure, so array entries claimed before it was
+ * spilled go first even when the overflow emptied and the array filled again while the consumer
+ * was between its look at the array and its take (Lincheck found that with three threads, once
+ * growth widened the gap; it was there before growth too). Overflow entries are numbered
  * from {@link #SPILL_BASE} (their own order), so positions stay unique.
  *
  * <p><b>Idle protocol.</b> A worker that finds the ring empty announces itself in {@code idle}
@@ -136,8 +141,36 @@ final class TaskRing {
   /** Where the overflow's positions start (far above any the array reaches). */
   static final long SPILL_BASE = 1L << 62;
 
-  /** An entry in the overflow, with what a slot of the array holds beside it. */
-  private record Spilled(Object item, long stamp, long position) {}
+  /**
+   * An entry in the overflow, with what a slot of the array holds beside it, and the array's
+   * {@code tail} when it was spilled: array entries at positions below it are older and are taken
+   * first (compared by identity: the overflow removes exactly this one).
+   */
+  private static final class Spilled {
+    final Object item;
+    final long stamp;
+    final long position;
+    final long tailAtSpill;
+
+    Spilled(Object item, long stamp, long position, long tailAtSpill) {
+      this.item = item;
+      this.stamp = stamp;
+      this.position = position;
+      this.tailAtSpill = tailAtSpill;
+    }
+
+    Object item() {
+      return item;
+    }
+
+    long stamp() {
+      return stamp;
+    }
+
+    long position() {
+      return position;
+    }
+  }
 
   private final java.util.concurrent.ConcurrentLinkedQueue<Spilled> spill =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -308,7 +341,7 @@ final class TaskRing {
     if (item instanceof LaneFuture<?> f && f.id == 0) {
       f.id = position + 1;
     }
-    spill.offer(new Spilled(item, stamp, position));
+    spill.offer(new Spilled(item, stamp, position, tailPosition()));
     return position;
   }
 
@@ -362,9 +395,11 @@ final class TaskRing {
 
   /**
    * Takes the oldest entry, or returns null if none is published: the array's first, then — only
-   * once nothing is claimed in the array — the overflow's, so no entry passes an older one whose
-   * producer is still publishing it in the array. The stamp of the entry taken is left in {@code into.stamp} and its position in
-   * {@code into.position}.
+   * once nothing is claimed in the array, and {@code head} has passed every array position claimed
+   * before the overflow's head entry was spilled — the overflow's, so no entry passes an older one
+   * whose producer is still publishing it in the array, or one appended to the array while this
+   * consumer was between its look at the array and its take. The stamp of the entry taken is left
+   * in {@code into.stamp} and its position in {@code into.position}.
    */
   Object poll(Taken into) {
     Object item = pollArray(into);
@@ -377,9 +412,17 @@ final class TaskRing {
     if (growthWanted) {
       tryGrow(); // the array is empty and the overflow is not: the moment to switch
     }
-    Spilled x = spill.poll();
+    Spilled x = spill.peek();
     if (x == null) {
       return null; // claimed, not linked yet
+    }
+    if ((long) HEAD.getVolatile(pos) < x.tailAtSpill) {
+      // The array was empty when this consumer looked, but entries older than x have been
+      // appended to it since (the overflow emptied, took them, and then x): they come first.
+      return null;
+    }
+    if (!spill.remove(x)) {
+      return null; // another consumer took it; the caller re-checks
     }
     spilled.decrementAndGet();
     into.stamp = x.stamp();
