@@ -75,7 +75,7 @@ import java.util.function.Consumer;
 final class HealthMonitor {
   static final long TICK_MILLIS = 100;
   /** The health thread's park while every lane rests (see "Resting"). */
-  static final long RESTING_TICK_MILLIS = 1_000;
+  static final long RESTING_TICK_MILLIS = 5_000;
   private static final java.lang.invoke.VarHandle RESTING;
 
   static {

@@ -14,17 +14,26 @@ import java.util.concurrent.TimeUnit;
  * heap each holds (used heap after full collections, before and after building, divided by the
  * lanes) and the CPU the JVM and the health thread spent over {@code seconds} of doing nothing.
  *
- * <pre>java -Xmx1g -cp ... dev.lanes.IdleLaneProbe 900 100 10</pre>
+ * <p>With a fourth argument {@code tpe} it builds the baseline instead: {@code virtual} idle
+ * {@link java.util.concurrent.ThreadPoolExecutor}s of {@value #VIRTUAL_CONCURRENCY} threads
+ * (none started) and {@code blocking} of one thread (started), each with a {@code
+ * LinkedBlockingQueue} bounded at the lanes' default queue capacity.
+ *
+ * <pre>java -Xmx1g -cp ... dev.lanes.IdleLaneProbe 900 100 10 [tpe]</pre>
  */
 public final class IdleLaneProbe {
   static final int VIRTUAL_CONCURRENCY = 8;
   /** Time for the lanes to settle (the health thread's first ticks, JIT) before CPU is read. */
-  static final long SETTLE_MILLIS = 1_000;
+  static final long SETTLE_MILLIS = Long.getLong("lanes.probe.settleMillis", 1_000);
 
   public static void main(String[] args) throws Exception {
     int virtual = Integer.parseInt(args[0]);
     int blocking = Integer.parseInt(args[1]);
     long seconds = Long.parseLong(args[2]);
+    if (args.length > 3 && args[3].equals("tpe")) {
+      baseline(virtual, blocking, seconds);
+      return;
+    }
     List<Lane> lanes = new ArrayList<>();
     // Load the classes and start the health thread before the first reading.
     Lane warm = Lane.virtual("warm-up", VIRTUAL_CONCURRENCY).build();
@@ -53,7 +62,9 @@ public final class IdleLaneProbe {
     long jvm0 = os.getProcessCpuTime();
     long health0 = healthId < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(healthId));
     long wall0 = System.nanoTime();
+    java.util.Map<Long, Long> cpu0 = threadCpu(threads);
     TimeUnit.SECONDS.sleep(seconds); // the idle period being measured
+    java.util.Map<Long, Long> cpu1 = threadCpu(threads);
     long wall = System.nanoTime() - wall0;
     long jvm = os.getProcessCpuTime() - jvm0;
     long health = healthId < 0 ? 0 : Math.max(0, threads.getThreadCpuTime(healthId)) - health0;
@@ -61,6 +72,20 @@ public final class IdleLaneProbe {
     System.out.println("jvm_cpu_ms=" + jvm / 1_000_000);
     System.out.println("health_thread_cpu_ms=" + health / 1_000_000);
     System.out.println("health_thread_found=" + (healthId >= 0));
+    // Where the JVM's CPU went, by Java thread (the rest is the JVM's own: GC, JIT, safepoints).
+    long javaThreads = 0;
+    StringBuilder top = new StringBuilder();
+    for (var e : cpu1.entrySet()) {
+      long d = e.getValue() - cpu0.getOrDefault(e.getKey(), 0L);
+      javaThreads += d;
+      if (d >= 1_000_000) {
+        ThreadInfo t = threads.getThreadInfo(e.getKey());
+        top.append(t == null ? "?" : t.getThreadName().replace(' ', '_')).append(':')
+            .append(d / 1_000_000).append("ms;");
+      }
+    }
+    System.out.println("java_threads_cpu_ms=" + javaThreads / 1_000_000);
+    System.out.println("threads_over_1ms=" + top);
     // Still right when work returns: one lane runs a task.
     var f = lanes.get(0).submit(() -> 42);
     System.out.println("after_idle_result=" + f.get(10, TimeUnit.SECONDS));
@@ -68,6 +93,43 @@ public final class IdleLaneProbe {
       l.close();
     }
     warm.close();
+  }
+
+  private static void baseline(int unstarted, int started, long seconds) throws Exception {
+    List<java.util.concurrent.ThreadPoolExecutor> pools = new ArrayList<>();
+    long base = usedHeapAfterGc();
+    for (int i = 0; i < unstarted + started; i++) {
+      int threads = i < unstarted ? VIRTUAL_CONCURRENCY : 1;
+      var pool = new java.util.concurrent.ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+          new java.util.concurrent.LinkedBlockingQueue<>(LaneBuilder.DEFAULT_QUEUE_CAPACITY));
+      if (i >= unstarted) {
+        pool.prestartCoreThread();
+      }
+      pools.add(pool);
+    }
+    long after = usedHeapAfterGc();
+    System.out.println("pools=" + pools.size());
+    System.out.println("heap_bytes_per_pool=" + (after - base) / pools.size());
+    TimeUnit.MILLISECONDS.sleep(SETTLE_MILLIS); // the probe's own pacing: nothing to wait for
+    var os = (com.sun.management.OperatingSystemMXBean)
+        ManagementFactory.getOperatingSystemMXBean();
+    long jvm0 = os.getProcessCpuTime();
+    TimeUnit.SECONDS.sleep(seconds); // the idle period being measured
+    System.out.println("jvm_cpu_ms=" + (os.getProcessCpuTime() - jvm0) / 1_000_000);
+    for (var p : pools) {
+      p.shutdown();
+    }
+  }
+
+  private static java.util.Map<Long, Long> threadCpu(ThreadMXBean threads) {
+    java.util.Map<Long, Long> out = new java.util.HashMap<>();
+    for (long id : threads.getAllThreadIds()) {
+      long t = threads.getThreadCpuTime(id);
+      if (t >= 0) {
+        out.put(id, t);
+      }
+    }
+    return out;
   }
 
   private static long healthThreadId(ThreadMXBean threads) {
