@@ -213,6 +213,18 @@ public final class LaneAlerts implements AutoCloseable {
     }
   }
 
+  /** Hands {@code event} to the lane's health listener, as the lane would; for tests. */
+  void deliverForTest(Lane lane, HealthEvent event) {
+    Watch w;
+    lock.lock();
+    try {
+      w = watched.get(lane);
+    } finally {
+      lock.unlock();
+    }
+    w.listener.accept(event);
+  }
+
   /** {@return the names of the watched lanes, in the order they were first watched} */
   public List<String> watching() {
     lock.lock();
