@@ -116,12 +116,20 @@ public final class WebhookSink implements AlertSink, AutoCloseable {
         + alert.kind() + " for lane \"" + alert.lane() + "\" not delivered");
   }
 
+  /** The failure without its wrappers, with its cause: "ConnectException (ClosedChannelException)". */
   private static String describe(Throwable error) {
     Throwable t = error;
-    while (t.getCause() != null
-        && (t instanceof java.util.concurrent.CompletionException || t.getMessage() == null)) {
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
       t = t.getCause();
     }
+    String s = name(t);
+    if (t.getCause() != null && t.getCause() != t) {
+      s += " (" + name(t.getCause()) + ")";
+    }
+    return s;
+  }
+
+  private static String name(Throwable t) {
     return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
   }
 
