@@ -636,24 +636,9 @@ public final class LaneAlerts implements AutoCloseable {
     return s;
   }
 
-  /**
-   * Each of the lane's workers as text. Until lanes-core has {@code Lane.workerStacks()}, the
-   * lane's platform threads found by name ({@code <lane>-<n>}).
-   */
+  /** Each of the lane's workers (name, state, frames) as text, once per alerted episode. */
   private static String workerStacks(Lane lane) {
-    String prefix = lane.name() + "-";
-    StringBuilder b = new StringBuilder();
-    Thread.getAllStackTraces().forEach((t, frames) -> {
-      String n = t.getName();
-      if (n.startsWith(prefix) && n.length() > prefix.length()
-          && n.substring(prefix.length()).chars().allMatch(Character::isDigit)) {
-        b.append('"').append(n).append("\" ").append(t.getState()).append('\n');
-        for (StackTraceElement f : frames) {
-          b.append("\tat ").append(f).append('\n');
-        }
-      }
-    });
-    return b.toString();
+    return lane.workerStacks();
   }
 
   /** A {@link Lanes} set watched whole: the listeners to remove on close. */
