@@ -235,7 +235,10 @@ public final class LaneAlerts implements AutoCloseable {
     }
   }
 
-  /** {@return how many alerts (recovery messages included) were handed to the sinks} */
+  /**
+   * {@return how many alerts (recovery messages included) were made for the sinks; each is
+   * counted when a check decides it, just before that check hands it to the sinks}
+   */
   public long alertsSent() {
     return alertsSent.get();
   }
@@ -254,7 +257,10 @@ public final class LaneAlerts implements AutoCloseable {
       }
       for (Lane lane : List.copyOf(order)) {
         Watch w = watched.get(lane);
+        int before = due.size();
         w.check(ticker.read(), due);
+        // Counted under the lock: a check that finds an episode alerted finds it counted too.
+        alertsSent.addAndGet(due.size() - before);
         if (w.lastStats.terminated()) {
           unwatch(lane);
         }
@@ -263,7 +269,6 @@ public final class LaneAlerts implements AutoCloseable {
       lock.unlock();
     }
     for (Alert alert : due) {
-      alertsSent.incrementAndGet();
       for (AlertSink sink : sinks) {
         try {
           sink.send(alert);
@@ -576,8 +581,8 @@ public final class LaneAlerts implements AutoCloseable {
                   .append(perSecond(v));
             }
           });
-          headline = name + " refused or dropped " + perSecond(rateFigures.get("rejectedPerSecond"))
-              + " tasks over the last " + Durations.human(rateFigures.get("windowMs") * 1e6)
+          headline = name + " refused or dropped tasks at "
+              + perSecond(rateFigures.get("rejectedPerSecond")) + " over the last " + Durations.human(rateFigures.get("windowMs") * 1e6)
               + " (alert above " + perSecond(rejectionsPerSecond) + "): " + reasons;
         }
         case DEADLOCKED -> {

@@ -178,7 +178,7 @@ class LaneAlertsTest {
           .containsEntry("rejectedInWindow", 15.0)
           .containsEntry("thresholdPerSecond", 1.0)
           .containsEntry("silencedEpisodes", 0.0);
-      assertThat(first.headline()).contains("lane \"full\" refused or dropped 1.50/s",
+      assertThat(first.headline()).contains("lane \"full\" refused or dropped tasks at 1.50/s",
           "queue_full 1.50/s", "alert above 1.00/s");
       assertThat(first.text()).contains("rejected 15 (queue_full 15)");
       assertThat(first.workerStacks()).contains("\"full-1\"");
@@ -314,6 +314,33 @@ class LaneAlertsTest {
       alerts.check(); // the lane is OK: the episode ends
       assertThat(sent).hasSize(2);
       assertThat(sent.get(1).resolved()).isTrue();
+    }
+  }
+
+  @Test
+  void onTheCallersSchedulerChecksRunThereAndCloseCancelsThemLeavingItRunning() throws Exception {
+    java.util.concurrent.ScheduledExecutorService mine =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "mine"));
+    List<String> checkedOn = new CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("theirs", 1).queueCapacity(1).build()) {
+      LaneAlerts alerts = LaneAlerts.builder().scheduler(mine).checkInterval(Duration.ofMillis(20))
+          .rejectionsPerSecond(0, WINDOW).sink(a -> checkedOn.add(Thread.currentThread().getName()))
+          .build();
+      alerts.watch(lane);
+      lane.shutdown(); // a refused task: the next check alerts
+      try {
+        lane.execute(() -> {});
+      } catch (LaneRejectedException expected) {
+        // counted as SHUTDOWN
+      }
+      await().until(() -> checkedOn.size() == 1);
+      assertThat(checkedOn).containsExactly("mine");
+      alerts.close();
+      assertThat(mine.isShutdown()).isFalse();
+      assertThat(mine.submit(() -> "still runs").get()).isEqualTo("still runs");
+    } finally {
+      mine.shutdown();
+      assertThat(mine.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     }
   }
 

@@ -132,6 +132,28 @@ class WebhookSinkTest {
   }
 
   @Test
+  void beyondMaxInFlightAnAlertIsDroppedAndCountedNotQueued() throws Exception {
+    CountDownLatch answer = new CountDownLatch(1);
+    try (LogCapture log = new LogCapture(); Hook hook = Hook.slow(answer)) {
+      WebhookSink one = WebhookSink.to(hook.uri()).maxInFlight(1).build();
+      try {
+        one.send(alert("db", ""));
+        await().until(() -> hook.bodies.size() == 1); // held by the server
+        one.send(alert("db", ""));
+        assertThat(one.failed()).isEqualTo(1);
+        assertThat(log.messages()).singleElement().asString()
+            .contains("1 requests still in flight; alert dropped");
+        answer.countDown();
+        await().until(() -> one.delivered() == 1);
+        assertThat(hook.bodies).hasSize(1);
+      } finally {
+        answer.countDown();
+        one.close();
+      }
+    }
+  }
+
+  @Test
   void aSinkThatThrowsIsLoggedAndTheOtherSinksStillGetTheAlert() throws Exception {
     List<Alert> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
     try (LogCapture log = new LogCapture();
