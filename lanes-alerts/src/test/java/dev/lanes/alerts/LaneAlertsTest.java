@@ -60,12 +60,13 @@ class LaneAlertsTest {
       throws Exception {
     ManualTicker clock = new ManualTicker();
     Lane lane = saturable("sat");
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch release2 = new CountDownLatch(1);
     try (Hook hook = Hook.start()) {
       WebhookSink webhook = WebhookSink.to(hook.uri()).build();
       try (LaneAlerts alerts = LaneAlerts.builder().manualChecks().ticker(clock)
           .saturatedFor(SATURATED_FOR).silence(SILENCE).sink(webhook).build()) {
         alerts.watch(lane);
-        CountDownLatch release = new CountDownLatch(1);
         List<CompletableFuture<?>> tasks = block(lane, release);
         await().until(() -> lane.health() == LaneHealth.SATURATED);
 
@@ -110,7 +111,6 @@ class LaneAlertsTest {
         CompletableFuture.allOf(tasks.toArray(new CompletableFuture[0])).get();
         await().until(() -> lane.health() == LaneHealth.OK);
         alerts.check();
-        CountDownLatch release2 = new CountDownLatch(1);
         List<CompletableFuture<?>> tasks2 = block(lane, release2);
         await().until(() -> lane.health() == LaneHealth.SATURATED);
         alerts.check();
@@ -131,10 +131,14 @@ class LaneAlertsTest {
         JsonNode second = JSON.readTree(hook.bodies.get(1));
         assertThat(second.get("kind").asString()).isEqualTo("SATURATED");
         assertThat(second.get("workerStacks").asString()).contains("\"sat-1\"");
+        assertThat(second.get("figures").get("silencedEpisodes").asDouble())
+            .as("the held episode is the one sent, not a silenced one").isEqualTo(0.0);
         release2.countDown();
         CompletableFuture.allOf(tasks2.toArray(new CompletableFuture[0])).get();
       }
     } finally {
+      release.countDown(); // a failed assertion must not leave the lane's worker held
+      release2.countDown();
       lane.close();
     }
     assertThat(lane.stats().completed()).isEqualTo(4);
@@ -212,6 +216,7 @@ class LaneAlertsTest {
       release.countDown();
       CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).get();
     } finally {
+      release.countDown();
       lane.close();
     }
     assertThat(lane.stats().count(TaskOutcome.QUEUE_FULL)).isEqualTo(55);
@@ -245,6 +250,7 @@ class LaneAlertsTest {
       release.countDown();
       CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).get();
     } finally {
+      release.countDown();
       lane.close();
     }
   }
@@ -288,7 +294,29 @@ class LaneAlertsTest {
         assertThat(webhook.delivered()).isEqualTo(1);
       }
     } finally {
+      children.forEach(c -> c.cancel(false));
       lane.close();
+    }
+  }
+
+  @Test
+  void aDeadlockFormedAndBrokenBetweenTwoChecksIsStillSent() throws Exception {
+    List<Alert> sent = new CopyOnWriteArrayList<>();
+    try (Lane lane = Lane.blocking("broken", 1).failOnDeadlock().build();
+        LaneAlerts alerts = LaneAlerts.builder().manualChecks().sink(sent::add).build()) {
+      alerts.watch(lane);
+      CompletableFuture<String> parent = lane.submit(() -> lane.submit(() -> "child").get());
+      // The lane proves the deadlock and fails the child to break it: the parent ends.
+      assertThat(parent.handle((v, e) -> e).get()).isNotNull();
+      await().until(() -> lane.health() != LaneHealth.DEADLOCKED);
+      alerts.check();
+      assertThat(sent).singleElement().satisfies(a -> {
+        assertThat(a.kind()).isEqualTo(AlertKind.DEADLOCKED);
+        assertThat(a.diagnostic()).contains("starvation deadlock", "broken-1");
+        assertThat(a.stats().count(TaskOutcome.DEADLOCK)).isEqualTo(1);
+      });
+      alerts.check();
+      assertThat(sent).hasSize(1);
     }
   }
 
