@@ -55,11 +55,16 @@ final class Hook implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     server.stop(0);
     threads.shutdownNow();
-    if (!threads.awaitTermination(30, TimeUnit.SECONDS)) {
-      throw new AssertionError("the hook's threads did not end");
+    try {
+      if (!threads.awaitTermination(30, TimeUnit.SECONDS)) {
+        throw new AssertionError("the hook's threads did not end");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while joining the hook's threads", e);
     }
   }
 }
