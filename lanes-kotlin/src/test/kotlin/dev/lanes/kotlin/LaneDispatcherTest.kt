@@ -5,6 +5,7 @@ import dev.lanes.LaneRejectedException
 import dev.lanes.TaskOutcome
 import dev.lanes.TaskRecord
 import java.time.Duration
+import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicLong
@@ -13,6 +14,7 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
+import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
@@ -183,6 +185,42 @@ class LaneDispatcherTest {
     assertThat(coroutine).hasSize(1)
     assertThat(coroutine[0].runNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(3))
     assertThat(coroutine[0].queueWaitNanos()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(7))
+  }
+
+  @Test
+  fun `delay holds no permit - other work runs on a one-thread lane while a coroutine waits`() = runBlocking<Unit> {
+    val lane = lane(Lane.blocking("kt-delay", 1).build())
+    val dispatcher = lane.asLaneDispatcher()
+    val delaying = CompletableDeferred<Unit>()
+    val waiting = launch(dispatcher) {
+      delaying.complete(Unit)
+      delay(Long.MAX_VALUE) // until cancelled
+    }
+    delaying.await()
+    // The lane has one permit: this runs only because the delayed coroutine gave it back.
+    assertThat(withContext(dispatcher) { Thread.currentThread().name }).startsWith("kt-delay-")
+    await().atMost(PATIENCE).until { lane.stats().running() == 0 && lane.stats().queued() == 0 }
+    assertThat(waiting.isActive).isTrue()
+    waiting.cancelAndJoin()
+  }
+
+  @Test
+  fun `a coroutine resumes from delay as a new lane task`() = runBlocking<Unit> {
+    val lane = lane(Lane.blocking("kt-resume", 1).build())
+    val records = CopyOnWriteArrayList<TaskRecord>()
+    lane.onTask { records += it }
+    val threads = withContext(lane.asLaneDispatcher(label = "step")) {
+      val before = Thread.currentThread().name
+      delay(5)
+      listOf(before, Thread.currentThread().name)
+    }
+    assertThat(threads).allSatisfy { assertThat(it).startsWith("kt-resume-") }
+    // Start to delay, then resumption to the end: two tasks, each queued, run and counted apart.
+    await().atMost(PATIENCE).until { records.size == 2 }
+    assertThat(records).extracting<String> { it.label() }.containsExactly("step", "step")
+    assertThat(records).extracting<TaskOutcome> { it.outcome() }.containsOnly(TaskOutcome.COMPLETED)
+    assertThat(records.map { it.taskId() }.toSet()).hasSize(2)
+    assertThat(lane.stats().submitted()).isEqualTo(2)
   }
 
   private companion object {

@@ -23,7 +23,7 @@ class JsonTest {
     m.put("list", List.of(1L, "two"));
     m.put("empty", Map.of());
 
-    Map<String, Object> back = (Map<String, Object>) MiniJson.parse(Json.write(m));
+    Map<String, Object> back = (Map<String, Object>) ReadJson.parse(Json.write(m));
 
     assertThat(back).containsOnlyKeys("text", "int", "real", "nan", "yes", "list", "empty");
     assertThat(back.get("text")).isEqualTo(tricky);
@@ -40,5 +40,27 @@ class JsonTest {
     // 5141.9996 printed with three decimals is 5142.000: written once as "5142.", which is not JSON.
     assertThat(Json.write(Map.of("ms", 5141.9996))).contains("\"ms\": 5142").doesNotContain("5142.");
     assertThat(Json.write(Map.of("ms", 0.5))).contains("\"ms\": 0.5");
+  }
+
+  @Test
+  void indentsByTwoSpacesOneValueALineAndWritesOtherTypesAsText() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", "E1");
+    m.put("figures", Map.of("ms", 1.23456));
+    m.put("list", List.of(1L, java.time.Duration.ofMillis(5)));
+    m.put("none", List.of());
+    assertThat(Json.write(m)).isEqualTo("""
+        {
+          "id": "E1",
+          "figures": {
+            "ms": 1.235
+          },
+          "list": [
+            1,
+            "PT0.005S"
+          ],
+          "none": []
+        }
+        """);
   }
 }

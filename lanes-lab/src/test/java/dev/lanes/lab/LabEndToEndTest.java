@@ -82,7 +82,7 @@ class LabEndToEndTest {
     exitCode = LabMain.run(new String[] {"--quick", "--out", out.toString(), "--seed", "7"},
         new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
     stdout = o.toString(StandardCharsets.UTF_8);
-    summary = (Map<String, Object>) MiniJson.parse(Files.readString(out.resolve("summary.json")));
+    summary = (Map<String, Object>) ReadJson.parse(Files.readString(out.resolve("summary.json")));
   }
 
   @Test

@@ -50,7 +50,7 @@ final class DelayServer implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     long ms;
     try {
-      ms = Requests.millis(ex.getRequestURI(), "ms", Requests.MAX_MS);
+      ms = Requests.millis(ex.getRequestURI(), "ms");
     } catch (Requests.BadRequest e) {
       Requests.send(ex, e.status(), e.getMessage());
       return;

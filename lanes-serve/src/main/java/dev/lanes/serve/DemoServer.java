@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * hands each readable one to the {@code http} lane, whose virtual thread reads the request, checks
  * it and hands it to the endpoint's lane with {@code execute}; a lane whose queue is full refuses
  * at once (503), so reading never waits for work. The lane's task writes the answer and closes the exchange. Every
- * lane and queue is bounded, and every {@code ms} is capped at {@link Requests#MAX_MS}, so no
+ * lane and queue is bounded, and every {@code ms} is capped at {@link EndpointWork#MAX_MS}, so no
  * request can hold a thread longer than that (plus the delay server's answer for {@code /call}).
  * {@link #close()} stops accepting, interrupts the lanes' tasks ({@code shutdownNow}) and waits
  * for them; the sleeps and spins stop on interrupt.
@@ -307,19 +307,19 @@ final class DemoServer implements AutoCloseable {
       switch (path) {
         case "/fast" -> onLane(ex, "fast", () -> Requests.send(ex, 200, "fast"));
         case "/slow" -> {
-          long ms = Requests.millis(uri, "ms", Requests.MAX_MS);
+          long ms = Requests.millis(uri, "ms");
           onLane(ex, "slow", () -> {
             sleep(ms);
             Requests.send(ex, 200, "slept " + ms + " ms");
           });
         }
         case "/cpu" -> {
-          long ms = Requests.millis(uri, "ms", Requests.MAX_MS);
+          long ms = Requests.millis(uri, "ms");
           onLane(ex, "cpu", () -> Requests.send(ex, 200, "spun " + ms + " ms (" + spin(ms) + ")"));
         }
         case "/call" -> {
-          long ms = Requests.millis(uri, "ms", Requests.MAX_MS);
-          long cpu = Requests.millis(uri, "cpu", Requests.MAX_MS, DEFAULT_CALL_CPU_MS);
+          long ms = Requests.millis(uri, "ms");
+          long cpu = Requests.millis(uri, "cpu", DEFAULT_CALL_CPU_MS);
           call(ex, ms, cpu);
         }
         case "/stats.json" -> onAdmin(ex, "stats", () ->
@@ -452,19 +452,13 @@ final class DemoServer implements AutoCloseable {
     }
   }
 
-  /** Spins for {@code ms} of wall time (stops early on interrupt); returns a checksum. */
+  /** {@link EndpointWork#spin}; an interrupt (the server stopping) ends the request with 503. */
   static long spin(long ms) {
-    long end = System.nanoTime() + ms * 1_000_000L;
-    long x = 17;
-    while (System.nanoTime() < end) {
-      for (int i = 0; i < 1_000; i++) {
-        x = x * 6364136223846793005L + 1442695040888963407L;
-      }
-      if (Thread.currentThread().isInterrupted()) {
-        throw new Stopping();
-      }
+    long checksum = EndpointWork.spin(ms);
+    if (Thread.currentThread().isInterrupted()) {
+      throw new Stopping();
     }
-    return x & 0xffff;
+    return checksum;
   }
 
   private void callDelayServer(long ms) {

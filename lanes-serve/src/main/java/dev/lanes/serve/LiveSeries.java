@@ -5,13 +5,15 @@ import dev.lanes.LaneHealth;
 import dev.lanes.LaneStats;
 import dev.lanes.Ticker;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.util.RawValue;
 
 /**
  * The live page's time series ({@code /series.json}): one sample a second of the last {@link
@@ -69,38 +71,34 @@ public final class LiveSeries implements AutoCloseable {
   /** Takes one sample now (the sampler thread calls this once a second). */
   synchronized void sample() {
     long now = ticker.read();
-    StringBuilder s = new StringBuilder(1_024);
-    s.append("{\"t\":").append(Json.number((now - startNanos) / 1e9)).append(",\"lanes\":{");
-    List<String> parts = new ArrayList<>();
+    ObjectNode sample = Json.object();
+    Json.put(sample, "t", (now - startNanos) / 1e9);
+    ObjectNode laneSamples = sample.putObject("lanes");
     for (Lane lane : lanes) {
       LaneStats st = lane.stats();
       long unhealthyMs = unhealthyMillis(st.lane(), st.health(), now);
-      parts.add(Json.quote(st.lane()) + ":{\"queued\":" + st.queued()
-          + ",\"oldestQueuedMs\":" + Json.number(st.oldestQueuedNanos() / 1e6)
-          + ",\"running\":" + st.running()
-          + ",\"health\":" + Json.quote(st.health().name())
-          + ",\"unhealthyMs\":" + unhealthyMs
-          + ",\"red\":" + red(unhealthyMs) + "}");
+      ObjectNode l = laneSamples.putObject(st.lane()).put("queued", st.queued());
+      Json.put(l, "oldestQueuedMs", st.oldestQueuedNanos() / 1e6)
+          .put("running", st.running())
+          .put("health", st.health().name())
+          .put("unhealthyMs", unhealthyMs)
+          .put("red", red(unhealthyMs));
     }
-    s.append(String.join(",", parts)).append("},\"endpoints\":{");
-    parts.clear();
+    ObjectNode endpoints = sample.putObject("endpoints");
     for (String label : stages) {
       EndpointBook.Interval i = book.takeInterval(label);
       if (i == null) {
         continue;
       }
+      ObjectNode e = endpoints.putObject(label).put("lane", i.lane()).put("waiting", i.waiting());
+      Json.put(e, "oldestWaitingMs", i.oldestWaitingMs()).put("ended", i.ended());
       boolean ended = i.ended() > 0;
-      parts.add(Json.quote(label) + ":{\"lane\":" + Json.quote(i.lane())
-          + ",\"waiting\":" + i.waiting()
-          + ",\"oldestWaitingMs\":" + Json.number(i.oldestWaitingMs())
-          + ",\"ended\":" + i.ended()
-          + ",\"waitP50\":" + (ended ? Json.number(i.queueWait().p50()) : "null")
-          + ",\"waitP99\":" + (ended ? Json.number(i.queueWait().p99()) : "null")
-          + ",\"runP50\":" + (ended ? Json.number(i.runTime().p50()) : "null")
-          + ",\"runP99\":" + (ended ? Json.number(i.runTime().p99()) : "null") + "}");
+      Json.put(e, "waitP50", ended ? i.queueWait().p50() : Double.NaN);
+      Json.put(e, "waitP99", ended ? i.queueWait().p99() : Double.NaN);
+      Json.put(e, "runP50", ended ? i.runTime().p50() : Double.NaN);
+      Json.put(e, "runP99", ended ? i.runTime().p99() : Double.NaN);
     }
-    s.append(String.join(",", parts)).append("}}");
-    samples.addLast(s.toString());
+    samples.addLast(Json.write(sample));
     while (samples.size() > WINDOW_SECONDS) {
       samples.removeFirst();
     }
@@ -125,8 +123,15 @@ public final class LiveSeries implements AutoCloseable {
 
   /** The window's samples, oldest first, with the window and the red rule stated. */
   public synchronized String json() {
-    return "{\"windowSeconds\":" + WINDOW_SECONDS + ",\"intervalMs\":" + INTERVAL_MILLIS
-        + ",\"redAfterMs\":" + RED_AFTER_MILLIS + ",\"samples\":[" + String.join(",", samples) + "]}";
+    ObjectNode doc = Json.object()
+        .put("windowSeconds", WINDOW_SECONDS)
+        .put("intervalMs", INTERVAL_MILLIS)
+        .put("redAfterMs", RED_AFTER_MILLIS);
+    ArrayNode list = doc.putArray("samples");
+    for (String sample : samples) {
+      list.addRawValue(new RawValue(sample)); // written once, when taken
+    }
+    return Json.write(doc);
   }
 
   @Override

@@ -370,7 +370,7 @@ final class LoadGenerator {
   }
 
   private static Double num(Object o) {
-    return o instanceof Double d ? d : 0.0;
+    return o instanceof Number n ? n.doubleValue() : 0.0;
   }
 
   private static boolean sleepUntil(long when) throws InterruptedException {

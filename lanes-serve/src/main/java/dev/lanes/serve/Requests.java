@@ -10,9 +10,6 @@ import java.nio.charset.StandardCharsets;
 /** Query parsing with one-line reasons, and plain-text answers. */
 final class Requests {
 
-  /** Largest {@code ms} any endpoint accepts. */
-  static final long MAX_MS = 10_000;
-
   /** Longest query string read. */
   private static final int MAX_QUERY_CHARS = 1024;
 
@@ -33,8 +30,12 @@ final class Requests {
     }
   }
 
-  /** The query parameter {@code name} as milliseconds in 0..max; missing, bad or huge → 400. */
-  static long millis(URI uri, String name, long max) throws BadRequest {
+  /**
+   * The query parameter {@code name} as milliseconds in 0 .. {@link EndpointWork#MAX_MS}; missing,
+   * bad or huge → 400.
+   */
+  static long millis(URI uri, String name) throws BadRequest {
+    long max = EndpointWork.MAX_MS;
     String raw = param(uri, name);
     if (raw == null) {
       throw new BadRequest(400, "missing query parameter " + name + " (milliseconds, 0 to " + max + ")");
@@ -45,15 +46,16 @@ final class Requests {
     } catch (NumberFormatException e) {
       throw new BadRequest(400, name + " must be a whole number of milliseconds, was \"" + shorten(raw) + "\"");
     }
-    if (v < 0 || v > max) {
-      throw new BadRequest(400, name + " must be between 0 and " + max + " ms, was " + v);
+    try {
+      return EndpointWork.checkMillis(name, v);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest(400, e.getMessage());
     }
-    return v;
   }
 
   /** Like {@link #millis} but {@code fallback} when absent. */
-  static long millis(URI uri, String name, long max, long fallback) throws BadRequest {
-    return param(uri, name) == null ? fallback : millis(uri, name, max);
+  static long millis(URI uri, String name, long fallback) throws BadRequest {
+    return param(uri, name) == null ? fallback : millis(uri, name);
   }
 
   private static String param(URI uri, String name) throws BadRequest {

@@ -51,7 +51,7 @@ record Scenario(String name, List<Step> steps) {
    * requests wait behind the slow ones; on lanes they do not.
    */
   static Scenario noisyNeighbour(int slowCount, long slowMs, int slowRate, long pauseMs, int fastCount, int fastRate) {
-    requireRange("slow-ms", slowMs, 0, Requests.MAX_MS);
+    requireRange("slow-ms", slowMs, 0, EndpointWork.MAX_MS);
     List<Step> steps = new ArrayList<>();
     steps.add(Step.burst("/slow", "/slow?ms=" + slowMs, slowCount, slowRate));
     steps.add(Step.pause(pauseMs));

@@ -4,9 +4,10 @@ import dev.lanes.Distribution;
 import dev.lanes.Lane;
 import dev.lanes.LaneStats;
 import dev.lanes.redis.SharedCapStats;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The demo servers' {@code /stats.json}: every lane's figures since start, and per endpoint stage
@@ -35,88 +36,91 @@ public final class StatsJson {
    */
   public static String of(String server, String mode, Collection<Lane> lanes, EndpointBook book, List<String> stages,
       List<SharedCapStats> shared) {
-    StringBuilder s = new StringBuilder(4_096);
-    s.append('{');
+    ObjectNode doc = Json.object();
     if (server != null) {
-      s.append("\"server\":").append(Json.quote(server)).append(',');
+      doc.put("server", server);
     }
-    s.append("\"mode\":").append(Json.quote(mode));
-    s.append(",\"endpointWindowMs\":").append(Json.number(book.windowNanos() / 1e6));
-    s.append(",\"lanes\":[");
-    List<String> parts = new ArrayList<>();
+    doc.put("mode", mode);
+    Json.put(doc, "endpointWindowMs", book.windowNanos() / 1e6);
+    ArrayNode laneList = doc.putArray("lanes");
     for (Lane lane : lanes) {
-      parts.add(laneJson(lane.stats()));
+      laneJson(laneList.addObject(), lane.stats());
     }
-    s.append(String.join(",", parts)).append("],\"endpoints\":[");
-    parts.clear();
+    ArrayNode endpoints = doc.putArray("endpoints");
     for (EndpointBook.Figures f : book.figures(stages)) {
-      parts.add("{\"label\":" + Json.quote(f.label()) + ",\"lane\":" + Json.quote(f.lane())
-          + ",\"tasks\":" + f.tasks() + ",\"failed\":" + f.failed() + ",\"rejected\":" + f.rejected()
-          + ",\"wait\":" + summaryJson(f.queueWait()) + ",\"run\":" + summaryJson(f.runTime()) + "}");
+      ObjectNode e = endpoints.addObject()
+          .put("label", f.label())
+          .put("lane", f.lane())
+          .put("tasks", f.tasks())
+          .put("failed", f.failed())
+          .put("rejected", f.rejected());
+      summaryJson(e.putObject("wait"), f.queueWait());
+      summaryJson(e.putObject("run"), f.runTime());
     }
-    s.append(String.join(",", parts)).append(']');
     if (!shared.isEmpty()) {
-      parts.clear();
+      ArrayNode caps = doc.putArray("shared");
       for (SharedCapStats c : shared) {
-        parts.add(sharedJson(c));
+        sharedJson(caps.addObject(), c);
       }
-      s.append(",\"shared\":[").append(String.join(",", parts)).append(']');
     }
-    return s.append('}').toString();
+    return Json.write(doc);
   }
 
-  private static String sharedJson(SharedCapStats c) {
-    return "{\"name\":" + Json.quote(c.cap())
-        + ",\"health\":" + Json.quote(c.health().name())
-        + ",\"cap\":" + c.globalCap()
-        + ",\"inUse\":" + c.globalInUse()
-        + ",\"globalWaiters\":" + c.globalWaiters()
-        + ",\"heldHere\":" + c.heldHere()
-        + ",\"share\":" + Json.number(c.share())
-        + ",\"waitingForPermit\":" + c.waitingForPermit()
-        + ",\"grantedUnclaimed\":" + c.grantedUnclaimed()
-        + ",\"runningOnLocalShare\":" + c.runningOnLocalShare()
-        + ",\"permitsGranted\":" + c.permitsGranted()
-        + ",\"refused\":" + c.refused()
-        + ",\"redisFailures\":" + c.redisFailures()
-        + "}";
+  private static void sharedJson(ObjectNode o, SharedCapStats c) {
+    o.put("name", c.cap())
+        .put("health", c.health().name())
+        .put("cap", c.globalCap())
+        .put("inUse", c.globalInUse())
+        .put("globalWaiters", c.globalWaiters())
+        .put("heldHere", c.heldHere());
+    Json.put(o, "share", c.share())
+        .put("waitingForPermit", c.waitingForPermit())
+        .put("grantedUnclaimed", c.grantedUnclaimed())
+        .put("runningOnLocalShare", c.runningOnLocalShare())
+        .put("permitsGranted", c.permitsGranted())
+        .put("refused", c.refused())
+        .put("redisFailures", c.redisFailures());
   }
 
-  private static String laneJson(LaneStats st) {
-    return "{\"name\":" + Json.quote(st.lane())
-        + ",\"kind\":" + Json.quote(st.kind().tag())
-        + ",\"shutdown\":" + st.shutdown()
-        + ",\"terminated\":" + st.terminated()
-        + ",\"health\":" + Json.quote(st.health().name())
-        + ",\"concurrency\":" + st.concurrency()
-        + ",\"queueCapacity\":" + st.queueCapacity()
-        + ",\"queued\":" + st.queued()
-        + ",\"oldestQueuedMs\":" + Json.number(st.oldestQueuedNanos() / 1e6)
-        + ",\"running\":" + st.running()
-        + ",\"workers\":" + st.workers()
-        + ",\"submitted\":" + st.submitted()
-        + ",\"completed\":" + st.completed()
-        + ",\"failed\":" + st.failed()
-        + ",\"cancelled\":" + st.cancelled()
-        + ",\"rejected\":" + st.rejected()
-        + ",\"utilisation\":" + Json.number(st.utilisation())
-        + ",\"saturatedMs\":" + Json.number(st.saturatedNanos() / 1e6)
-        + ",\"wait\":" + distJson(st.sinceStart().queueWait())
-        + ",\"run\":" + distJson(st.sinceStart().runTime())
-        + ",\"cpu\":" + distJson(st.sinceStart().cpuTime())
-        + ",\"recentWait\":" + distJson(st.recent().queueWait())
-        + ",\"recentRun\":" + distJson(st.recent().runTime())
-        + "}";
+  private static void laneJson(ObjectNode o, LaneStats st) {
+    o.put("name", st.lane())
+        .put("kind", st.kind().tag())
+        .put("shutdown", st.shutdown())
+        .put("terminated", st.terminated())
+        .put("health", st.health().name())
+        .put("concurrency", st.concurrency())
+        .put("queueCapacity", st.queueCapacity())
+        .put("queued", st.queued());
+    Json.put(o, "oldestQueuedMs", st.oldestQueuedNanos() / 1e6)
+        .put("running", st.running())
+        .put("workers", st.workers())
+        .put("submitted", st.submitted())
+        .put("completed", st.completed())
+        .put("failed", st.failed())
+        .put("cancelled", st.cancelled())
+        .put("rejected", st.rejected());
+    Json.put(o, "utilisation", st.utilisation());
+    Json.put(o, "saturatedMs", st.saturatedNanos() / 1e6);
+    distJson(o.putObject("wait"), st.sinceStart().queueWait());
+    distJson(o.putObject("run"), st.sinceStart().runTime());
+    distJson(o.putObject("cpu"), st.sinceStart().cpuTime());
+    distJson(o.putObject("recentWait"), st.recent().queueWait());
+    distJson(o.putObject("recentRun"), st.recent().runTime());
   }
 
-  private static String distJson(Distribution d) {
-    return "{\"count\":" + d.count() + ",\"p50\":" + Json.number(d.p50Millis())
-        + ",\"p99\":" + Json.number(d.p99Millis()) + ",\"max\":" + Json.number(d.maxMillis())
-        + ",\"mean\":" + Json.number(d.meanMillis()) + "}";
+  private static void distJson(ObjectNode o, Distribution d) {
+    o.put("count", d.count());
+    Json.put(o, "p50", d.p50Millis());
+    Json.put(o, "p99", d.p99Millis());
+    Json.put(o, "max", d.maxMillis());
+    Json.put(o, "mean", d.meanMillis());
   }
 
-  private static String summaryJson(EndpointBook.Summary d) {
-    return "{\"count\":" + d.count() + ",\"p50\":" + Json.number(d.p50()) + ",\"p99\":" + Json.number(d.p99())
-        + ",\"max\":" + Json.number(d.max()) + ",\"mean\":" + Json.number(d.mean()) + "}";
+  private static void summaryJson(ObjectNode o, EndpointBook.Summary d) {
+    o.put("count", d.count());
+    Json.put(o, "p50", d.p50());
+    Json.put(o, "p99", d.p99());
+    Json.put(o, "max", d.max());
+    Json.put(o, "mean", d.mean());
   }
 }

@@ -38,7 +38,7 @@ class EndpointsTest {
       assertThat(byLabel.get("call.cpu").get("lane")).isEqualTo("cpu");
       assertThat(tasks(server, "call.io")).isEqualTo(1);
       // The IO stage waited for the delay server's answer, so it ran at least that long.
-      double ioRunMax = (Double) ((Map<?, ?>) byLabel.get("call.io").get("run")).get("max");
+      double ioRunMax = ((Number) ((Map<?, ?>) byLabel.get("call.io").get("run")).get("max")).doubleValue();
       assertThat(ioRunMax).isGreaterThanOrEqualTo(CALL_MS * 0.99);
       assertThat(server.lanes().lane("call").stats().completed()).isEqualTo(1);
     }
@@ -88,6 +88,6 @@ class EndpointsTest {
   }
 
   private static long tasks(DemoServer server, String label) {
-    return ((Double) endpoints(server).get(label).get("tasks")).longValue();
+    return ((Number) endpoints(server).get(label).get("tasks")).longValue();
   }
 }

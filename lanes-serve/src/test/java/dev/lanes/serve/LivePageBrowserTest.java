@@ -121,10 +121,10 @@ class LivePageBrowserTest {
             Map<String, Object> last = (Map<String, Object>) ((Map<String, Object>)
                 ((Map<String, Object>) samples.getLast()).get("endpoints")).get("fast");
             boolean stuck = fast.stream().noneMatch(java.util.concurrent.CompletableFuture::isDone);
-            double waiting = (Double) last.get("waiting");
+            double waiting = ((Number) last.get("waiting")).doubleValue();
             if (stuck && waiting == NOISY_FAST_REQUESTS
-                && (ages.isEmpty() || ((Double) last.get("oldestWaitingMs")).doubleValue() != ages.getLast().doubleValue())) {
-              ages.add((Double) last.get("oldestWaitingMs"));
+                && (ages.isEmpty() || ((Number) last.get("oldestWaitingMs")).doubleValue() != ages.getLast().doubleValue())) {
+              ages.add(((Number) last.get("oldestWaitingMs")).doubleValue());
             }
             return ages.size() >= 2;
           });

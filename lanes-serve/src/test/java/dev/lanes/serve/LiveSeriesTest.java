@@ -29,8 +29,8 @@ class LiveSeriesTest {
       book.started("fast", token);
       series.sample();
       List<Map<String, Object>> fast = endpoint(series, "fast");
-      assertThat(fast).extracting(m -> m.get("waiting")).containsExactly(1.0, 1.0, 0.0);
-      assertThat(fast).extracting(m -> m.get("oldestWaitingMs")).containsExactly(700.0, 1_700.0, 0.0);
+      assertThat(fast).extracting(m -> m.get("waiting")).containsExactly(1, 1, 0);
+      assertThat(fast).extracting(m -> m.get("oldestWaitingMs")).containsExactly(700, 1_700, 0);
       assertThat(fast.get(0).get("waitP50")).as("nothing ended yet: no wait figure, not a zero").isNull();
     }
   }
@@ -46,7 +46,7 @@ class LiveSeriesTest {
       }
       Map<?, ?> doc = (Map<?, ?>) Json.parse(series.json());
       assertThat((List<?>) doc.get("samples")).hasSize(LiveSeries.WINDOW_SECONDS);
-      assertThat(doc.get("windowSeconds")).isEqualTo((double) LiveSeries.WINDOW_SECONDS);
+      assertThat(doc.get("windowSeconds")).isEqualTo(LiveSeries.WINDOW_SECONDS);
     }
   }
 

@@ -1,97 +1,78 @@
 package dev.lanes.lab.report;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import tools.jackson.core.util.DefaultIndenter;
+import tools.jackson.core.util.DefaultPrettyPrinter;
+import tools.jackson.core.util.Separators;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
-/** A tiny JSON writer for strings, numbers, booleans, lists and maps (insertion order kept). */
+/**
+ * Writes {@code summary.json} through Jackson: strings, numbers, booleans, lists and maps (insertion
+ * order kept), anything else as its {@code toString()}; indented by two spaces, {@code "name":
+ * value}, one value a line. A real number keeps three decimals (a whole one is written as a whole
+ * number: 5141.9996 is {@code 5142}); NaN and infinities are {@code null}.
+ */
 public final class Json {
+
+  /** Decimals a real number keeps: figures are ms, ratios or counts, so finer digits are noise. */
+  static final int DECIMALS = 3;
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private static final DefaultIndenter TWO_SPACES = new DefaultIndenter("  ", "\n");
+
+  private static final ObjectWriter WRITER = JsonMapper.builder().build().writer().with(
+      new DefaultPrettyPrinter(Separators.createDefaultInstance()
+              .withObjectNameValueSpacing(Separators.Spacing.AFTER)
+              .withObjectEmptySeparator("")
+              .withArrayEmptySeparator(""))
+          .withObjectIndenter(TWO_SPACES)
+          .withArrayIndenter(TWO_SPACES));
 
   private Json() {}
 
+  /** The value as an indented document ending in a newline. */
   public static String write(Object value) {
-    StringBuilder out = new StringBuilder();
-    write(out, value, 0);
-    return out.append('\n').toString();
+    return WRITER.writeValueAsString(node(value)) + "\n";
   }
 
-  private static void write(StringBuilder out, Object value, int indent) {
-    switch (value) {
-      case null -> out.append("null");
-      case String s -> string(out, s);
-      case Boolean b -> out.append(b);
-      case Double d -> out.append(number(d));
-      case Float f -> out.append(number(f));
-      case Number n -> out.append(n.longValue());
+  private static JsonNode node(Object value) {
+    return switch (value) {
+      case null -> NODES.nullNode();
+      case String s -> NODES.stringNode(s);
+      case Boolean b -> NODES.booleanNode(b);
+      case Double d -> number(d);
+      case Float f -> number(f);
+      case Number n -> NODES.numberNode(n.longValue());
       case Map<?, ?> map -> {
-        if (map.isEmpty()) {
-          out.append("{}");
-          return;
-        }
-        out.append("{\n");
-        int i = 0;
-        for (Map.Entry<?, ?> e : map.entrySet()) {
-          pad(out, indent + 1);
-          string(out, String.valueOf(e.getKey()));
-          out.append(": ");
-          write(out, e.getValue(), indent + 1);
-          out.append(++i < map.size() ? ",\n" : "\n");
-        }
-        pad(out, indent);
-        out.append('}');
+        ObjectNode o = NODES.objectNode();
+        map.forEach((k, v) -> o.set(String.valueOf(k), node(v)));
+        yield o;
       }
       case List<?> list -> {
-        if (list.isEmpty()) {
-          out.append("[]");
-          return;
-        }
-        out.append("[\n");
-        for (int i = 0; i < list.size(); i++) {
-          pad(out, indent + 1);
-          write(out, list.get(i), indent + 1);
-          out.append(i + 1 < list.size() ? ",\n" : "\n");
-        }
-        pad(out, indent);
-        out.append(']');
+        ArrayNode a = NODES.arrayNode();
+        list.forEach(v -> a.add(node(v)));
+        yield a;
       }
-      default -> string(out, value.toString());
-    }
+      default -> NODES.stringNode(value.toString());
+    };
   }
 
-  private static String number(double d) {
+  private static JsonNode number(double d) {
     if (!Double.isFinite(d)) {
-      return "null";
+      return NODES.nullNode();
     }
-    if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-      return Long.toString((long) d);
+    if (Math.abs(d) >= 1e15) {
+      return NODES.numberNode(d);
     }
-    // Three decimals, without trailing zeros or a trailing dot (5141.9996 is "5142", not "5142.").
-    return String.format(Locale.ROOT, "%.3f", d).replaceAll("0+$", "").replaceAll("\\.$", "");
-  }
-
-  private static void string(StringBuilder out, String s) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
-  }
-
-  private static void pad(StringBuilder out, int indent) {
-    out.append("  ".repeat(indent));
+    double scale = Math.pow(10, DECIMALS);
+    double rounded = Math.round(d * scale) / scale;
+    return rounded == Math.rint(rounded) ? NODES.numberNode((long) rounded) : NODES.numberNode(rounded);
   }
 }

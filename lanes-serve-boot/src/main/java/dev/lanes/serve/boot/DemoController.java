@@ -61,15 +61,15 @@ final class DemoController {
     }
 
     @GetMapping("/slow")
-    String slow(@RequestParam int ms) throws InterruptedException {
-      int sleep = Work.checkMs(ms);
+    String slow(@RequestParam long ms) throws InterruptedException {
+      long sleep = Work.checkMs(ms);
       DemoFigures.mark("slow");
       return Work.slow(sleep);
     }
 
     @GetMapping("/cpu")
-    String cpu(@RequestParam int ms) {
-      int spin = Work.checkMs(ms);
+    String cpu(@RequestParam long ms) {
+      long spin = Work.checkMs(ms);
       DemoFigures.mark("cpu");
       return Work.cpu(spin);
     }
@@ -95,14 +95,14 @@ final class DemoController {
     }
 
     @GetMapping("/slow")
-    Mono<String> slow(@RequestParam int ms) {
-      int sleep = Work.checkMs(ms);
+    Mono<String> slow(@RequestParam long ms) {
+      long sleep = Work.checkMs(ms);
       return run("slow", () -> Work.slow(sleep));
     }
 
     @GetMapping("/cpu")
-    Mono<String> cpu(@RequestParam int ms) {
-      int spin = Work.checkMs(ms);
+    Mono<String> cpu(@RequestParam long ms) {
+      long spin = Work.checkMs(ms);
       return run("cpu", () -> Work.cpu(spin));
     }
 

@@ -1,36 +1,30 @@
 package dev.lanes.serve.boot;
 
-import java.util.concurrent.TimeUnit;
+import dev.lanes.serve.EndpointWork;
 
-/** What the endpoints do, wherever they run. Each returns a line naming its thread. */
+/**
+ * What the endpoints do, wherever they run: lanes-serve's {@link EndpointWork} (the same bound on
+ * {@code ms} and the same CPU work as the JDK-HttpServer demo). Each returns a line naming its thread.
+ */
 final class Work {
-  /** Largest {@code ms} an endpoint accepts. */
-  static final int MAX_MS = 10_000;
-
   private Work() {}
 
-  static int checkMs(int ms) {
-    if (ms < 0 || ms > MAX_MS) {
-      throw new IllegalArgumentException("ms must be between 0 and " + MAX_MS + ", was " + ms);
-    }
-    return ms;
+  /** {@code ms} within the demos' bound, or an {@link IllegalArgumentException} (answered 400). */
+  static long checkMs(long ms) {
+    return EndpointWork.checkMillis("ms", ms);
   }
 
   static String fast() {
     return "fast on " + Thread.currentThread().getName() + "\n";
   }
 
-  static String slow(int ms) throws InterruptedException {
+  static String slow(long ms) throws InterruptedException {
     Thread.sleep(ms);
     return "slow " + ms + " ms on " + Thread.currentThread().getName() + "\n";
   }
 
-  static String cpu(int ms) {
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-    long x = 0;
-    while (System.nanoTime() < end) {
-      x += Long.numberOfTrailingZeros(x + 17) ^ x;
-    }
-    return "cpu " + ms + " ms on " + Thread.currentThread().getName() + " (" + (x & 1) + ")\n";
+  static String cpu(long ms) {
+    long checksum = EndpointWork.spin(ms);
+    return "cpu " + ms + " ms on " + Thread.currentThread().getName() + " (" + checksum + ")\n";
   }
 }

@@ -74,7 +74,7 @@ class BootDemoTest {
       assertThat(get(port, "/cpu?ms=1").body()).startsWith("cpu 1 ms on " + cpuOn);
       HttpResponse<String> bad = get(port, "/slow?ms=99999");
       assertThat(bad.statusCode()).isEqualTo(400);
-      assertThat(bad.body()).contains("ms must be between 0 and 10000, was 99999");
+      assertThat(bad.body()).contains("ms must be between 0 and 10000 ms, was 99999");
 
       JsonNode stats = json.readTree(get(port, "/stats.json").body());
       assertThat(stats.get("server").asString()).isEqualTo(server);

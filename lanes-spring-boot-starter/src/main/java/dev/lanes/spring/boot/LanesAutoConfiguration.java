@@ -3,6 +3,8 @@ package dev.lanes.spring.boot;
 import dev.lanes.Lane;
 import dev.lanes.LaneGate;
 import dev.lanes.Lanes;
+import dev.lanes.adapt.AdaptiveLimit;
+import dev.lanes.adapt.micrometer.AdaptiveLimitMetrics;
 import dev.lanes.micrometer.LanesMetrics;
 import dev.lanes.redis.SharedCap;
 import dev.lanes.redis.micrometer.SharedCapMetrics;
@@ -81,6 +83,21 @@ public class LanesAutoConfiguration {
     @ConditionalOnMissingBean(name = "lanesSharedCapMetrics")
     MeterBinder lanesSharedCapMetrics(ObjectProvider<SharedCap> caps) {
       return registry -> caps.orderedStream().forEach(cap -> new SharedCapMetrics(cap).bindTo(registry));
+    }
+  }
+
+  /**
+   * lanes-adapt on the class path: the meters of every {@code AdaptiveLimit} bean ({@code
+   * lanes.adaptive.*}, tagged {@code lane}), bound to every registry with the lanes' own. Each
+   * registry's binder counts the limit's changes from when it was bound.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterBinder.class, AdaptiveLimitMetrics.class})
+  static class AdaptiveLimitMeters {
+    @Bean
+    @ConditionalOnMissingBean(name = "lanesAdaptiveLimitMetrics")
+    MeterBinder lanesAdaptiveLimitMetrics(ObjectProvider<AdaptiveLimit> limits) {
+      return registry -> limits.orderedStream().forEach(l -> new AdaptiveLimitMetrics(l).bindTo(registry));
     }
   }
 
