@@ -35,6 +35,13 @@ import org.springframework.context.annotation.Import;
 @Import(LaneBeansRegistrar.class)
 public class LanesAutoConfiguration {
 
+  /** Checks lanes.* before any bean is made and before the web server is created. */
+  @Bean
+  static LanesConfigurationCheck lanesConfigurationCheck(
+      org.springframework.core.env.ConfigurableEnvironment environment) {
+    return new LanesConfigurationCheck(environment);
+  }
+
   /** Every declared lane; closed (waiting for accepted tasks) when the context closes. */
   @Bean(name = "lanes", destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -51,6 +58,14 @@ public class LanesAutoConfiguration {
       beans.registerDependentBean(gate, "lanes");
       return g;
     });
+  }
+
+  /** @Async without @EnableAsync (a WARN) and @Async naming no executor (start-up fails). */
+  @Bean
+  static LanesAsyncCheck lanesAsyncCheck(
+      org.springframework.beans.factory.config.ConfigurableListableBeanFactory beanFactory,
+      ObjectProvider<Lanes> lanes) {
+    return new LanesAsyncCheck(beanFactory, lanes);
   }
 
   @Bean
