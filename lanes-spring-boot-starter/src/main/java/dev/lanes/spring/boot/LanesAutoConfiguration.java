@@ -35,6 +35,9 @@ import org.springframework.context.annotation.Import;
 @Import(LaneBeansRegistrar.class)
 public class LanesAutoConfiguration {
 
+  /** Label of the tasks the embedded Tomcat hands its lane ({@code lanes.server.lane}). */
+  public static final String TOMCAT_DISPATCH = "tomcat-dispatch";
+
   /** Checks lanes.* before any bean is made and before the web server is created. */
   @Bean
   static LanesConfigurationCheck lanesConfigurationCheck(
@@ -99,7 +102,13 @@ public class LanesAutoConfiguration {
     }
   }
 
-  /** {@code lanes.server.lane=http}: the embedded Tomcat runs its requests in lane "http". */
+  /**
+   * {@code lanes.server.lane=http}: the embedded Tomcat runs its socket dispatches in lane "http",
+   * each a task labelled {@value #TOMCAT_DISPATCH}. A dispatch is what Tomcat hands its executor:
+   * one for each request it reads, and one for each connection event without a request (the
+   * client closing a kept-alive connection, a keep-alive timeout, an error). Tomcat does not say
+   * which it is when it hands the task over, so the lane cannot count requests apart.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass({TomcatProtocolHandlerCustomizer.class, ProtocolHandler.class})
   @ConditionalOnProperty("lanes.server.lane")
@@ -108,7 +117,7 @@ public class LanesAutoConfiguration {
     TomcatProtocolHandlerCustomizer<ProtocolHandler> lanesTomcatExecutor(
         Lanes lanes, LanesProperties properties) {
       Lane lane = lanes.lane(properties.getServer().getLane());
-      return handler -> handler.setExecutor(lane);
+      return handler -> handler.setExecutor(task -> lane.execute(TOMCAT_DISPATCH, task));
     }
   }
 }
