@@ -38,7 +38,10 @@ import java.util.function.IntSupplier;
  * millisecond).
  *
  * <p><b>Shedding's state</b> ({@link #aboveTargetSince}) lives here too, because only admission
- * acts on it; it is racy by design (see the field).
+ * acts on it; it is racy by design (see the field). So do the <b>rules</b> a task is admitted by
+ * ({@link #rules}: queue capacity, overflow policy, shedding), one immutable object in a volatile
+ * field that a live change replaces whole, so a submitter reads one consistent set with one
+ * volatile read.
  *
  * <p><b>Failure model.</b> Nothing here blocks (but {@link #awaitRoom}), allocates (beyond the
  * adder's cells on contention) or runs user code.
@@ -53,8 +56,28 @@ final class Admission {
   private final TimingBook book;
   private final LongAdder releasedElsewhere = new LongAdder();
 
+  /**
+   * The rules a submission is admitted by, replaced whole by {@link LaneChange#apply()} (under the
+   * lane's main lock); read once per submission.
+   *
+   * @param queueCapacity how many tasks may wait beyond the running ones
+   * @param overflow what happens to a task that finds the lane full
+   * @param shedTargetNanos shedding's target, 0 when shedding is off
+   * @param shedIntervalNanos shedding's interval, 0 when off
+   */
+  record Rules(int queueCapacity, OverflowPolicy overflow, long shedTargetNanos,
+      long shedIntervalNanos) {}
+
+  volatile Rules rules;
+
+  /** An admission count alone, with placeholder rules (the count's own tests and stress tests). */
   Admission(TimingBook book) {
+    this(book, new Rules(1, OverflowPolicy.reject(), 0, 0));
+  }
+
+  Admission(TimingBook book, Rules rules) {
     this.book = book;
+    this.rules = rules;
   }
 
   /** Takes a slot if fewer than {@code limit} are taken; true if it did. */

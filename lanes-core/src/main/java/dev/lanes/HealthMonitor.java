@@ -59,7 +59,8 @@ final class HealthMonitor {
   private static Thread ticker;
 
   private final LaneContext ctx;
-  private final HealthSettings config;
+  /** Replaced whole by a live change ({@link #settings(HealthSettings)}); read per check. */
+  private volatile HealthSettings config;
   private final WeakReference<LaneExecutor> registration;
   private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
       new CopyOnWriteArrayList<>();
@@ -481,9 +482,13 @@ final class HealthMonitor {
     HealthEvent event = new HealthEvent(ctx.name, from, desired, now, figures, why);
     pending.addLast(event);
     LaneEvents.healthTransition(event);
-    System.Logger.Level level =
-        desired == LaneHealth.OK ? System.Logger.Level.INFO : System.Logger.Level.WARNING;
-    LOG.log(level, "lane \"" + ctx.name + "\": " + from + " → " + desired + ": " + why);
+    // A deadlock (proven, or a suspicion: from == to) is a bug and always a warning; the rest is
+    // load, logged at the level the user chose (INFO by default).
+    boolean deadlock = desired == LaneHealth.DEADLOCKED || figures.containsKey("suspectedDeadlock");
+    System.Logger.Level level = deadlock ? System.Logger.Level.WARNING : config.logLevel();
+    if (level != System.Logger.Level.OFF) {
+      LOG.log(level, "lane \"" + ctx.name + "\": " + from + " → " + desired + ": " + why);
+    }
   }
 
   void deliver() {
@@ -514,6 +519,16 @@ final class HealthMonitor {
     } finally {
       deliveryLock.unlock();
     }
+  }
+
+  /** The settings now. */
+  HealthSettings settings() {
+    return config;
+  }
+
+  /** Replaces the settings (a live change, under the lane's main lock); the samples are kept. */
+  void settings(HealthSettings replacement) {
+    config = replacement;
   }
 
   HealthSettings.DeadlockAction policy() {

@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * A lane's saturation and deadlock settings, as its builder validated them (see the builder's
- * {@code saturated…}, {@code saturation…}, {@code deadlockDetection} and {@code …OnDeadlock}
- * methods for what each means).
+ * {@code saturated…}, {@code saturation…}, {@code deadlockDetection}, {@code …OnDeadlock} and
+ * {@code healthLogLevel} methods for what each means); the saturation ones may be replaced live
+ * ({@link #with}).
  */
 record HealthSettings(
     Duration window,
@@ -16,7 +17,15 @@ record HealthSettings(
     Duration exitAfter,
     DeadlockAction deadlockAction,
     Duration deadlockDetection,
-    int maxCompensationThreads) {
+    int maxCompensationThreads,
+    System.Logger.Level logLevel) {
+
+  /** These settings with the live-changeable ones taken from {@code s}. */
+  HealthSettings with(LaneSettings s) {
+    return new HealthSettings(s.saturationWindow(), s.waitToRunRatio(), s.fixedWaitThreshold(),
+        s.saturationMinWait(), s.enterAfter(), s.exitAfter(), deadlockAction, deadlockDetection,
+        maxCompensationThreads, logLevel);
+  }
 
   /** What a lane does on a proven starvation deadlock. */
   enum DeadlockAction {
@@ -34,4 +43,5 @@ record HealthSettings(
   static final Duration DEFAULT_ENTER_AFTER = Duration.ofSeconds(1);
   static final Duration DEFAULT_EXIT_AFTER = Duration.ofSeconds(2);
   static final Duration DEFAULT_DEADLOCK_DETECTION = Duration.ofMillis(200);
+  static final System.Logger.Level DEFAULT_LOG_LEVEL = System.Logger.Level.INFO;
 }

@@ -104,8 +104,38 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
    */
   void setConcurrency(int concurrency);
 
-  /** {@return how many tasks may wait beyond the running ones; fixed when the lane is built} */
+  /** {@return how many tasks may wait beyond the running ones; changed by {@link #change()}} */
   int queueCapacity();
+
+  /** {@return the settings that can change while the lane runs, as they are now} */
+  LaneSettings settings();
+
+  /**
+   * Starts a change of the settings that can change while the lane runs — concurrency, queue
+   * capacity, overflow policy, shedding, saturation thresholds — applied by {@link
+   * LaneChange#apply()}: checked like the builder (same messages), all or nothing, without losing
+   * or re-ordering a task the lane holds, logged once and told to {@link #onSettings} listeners.
+   * {@link #setConcurrency} is the quiet path for control loops (no log line, no event).
+   *
+   * @return a change with nothing changed yet
+   */
+  LaneChange change();
+
+  /**
+   * Calls {@code listener} after each change made through {@link #change()}, on the thread that
+   * applied it. Remove it with {@link #removeListener}.
+   *
+   * @param listener called with each {@link SettingsChange}
+   * @throws NullPointerException if {@code listener} is null
+   */
+  void onSettings(Consumer<? super SettingsChange> listener);
+
+  /**
+   * {@return each of the lane's worker threads now — platform or virtual — with its name, state
+   * and up to 32 frames, as text, at most 64 threads} For evidence in an alert or a report; it
+   * reads every worker's stack, so it is not for a hot path.
+   */
+  String workerStacks();
 
   /**
    * {@return tasks waiting now, read at once from the queue without a snapshot} Cheap (no lock,
@@ -199,10 +229,10 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
   void onHealth(Consumer<? super HealthEvent> listener);
 
   /**
-   * Stops calling a listener given to {@link #onTask} or {@link #onHealth}; false if it was not
-   * registered.
+   * Stops calling a listener given to {@link #onTask}, {@link #onHealth} or {@link #onSettings};
+   * false if it was not registered.
    *
-   * @param listener a listener given to {@code onTask} or {@code onHealth}
+   * @param listener a listener given to {@code onTask}, {@code onHealth} or {@code onSettings}
    * @return true if it was registered and is removed
    */
   boolean removeListener(Object listener);

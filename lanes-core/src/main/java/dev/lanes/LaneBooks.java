@@ -126,7 +126,7 @@ final class LaneBooks {
 
   /** The exception that tells of a task the lane refused or ended unrun, with the lane's figures. */
   LaneRejectedException refusal(TaskOutcome outcome) {
-    return new LaneRejectedException(ctx.name, outcome, ctx.queueCapacity, queuedCount(), running());
+    return new LaneRejectedException(ctx.name, outcome, ctx.admission.rules.queueCapacity(), queuedCount(), running());
   }
 
   /** An envelope whose future was cancelled while queued (its entry is dead now). */

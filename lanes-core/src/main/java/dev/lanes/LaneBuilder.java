@@ -55,6 +55,7 @@ public final class LaneBuilder {
   HealthSettings.DeadlockAction deadlockAction = HealthSettings.DeadlockAction.REPORT;
   Duration deadlockDetection = HealthSettings.DEFAULT_DEADLOCK_DETECTION;
   int maxCompensationThreads = 0;
+  System.Logger.Level healthLogLevel = HealthSettings.DEFAULT_LOG_LEVEL;
   /** Shedding target and interval in nanoseconds; 0 when shedding is off. */
   long shedTargetNanos = 0;
   long shedIntervalNanos = 0;
@@ -165,14 +166,7 @@ public final class LaneBuilder {
    * @throws IllegalStateException if it was already set
    */
   public LaneBuilder overflow(OverflowPolicy overflow) {
-    Objects.requireNonNull(overflow, prefix() + "overflow must not be null");
-    if (overflow.kind() == OverflowPolicy.Kind.BLOCK_CALLER) {
-      Duration t = overflow.timeout();
-      if (t.isNegative() || t.isZero() || t.compareTo(Duration.ofHours(24)) > 0) {
-        throw new IllegalArgumentException(
-            prefix() + "overflow block-caller timeout must be between 1ns and PT24H, was " + t);
-      }
-    }
+    SettingChecks.overflow(name, overflow);
     once("overflow", overflow);
     this.overflow = overflow;
     return this;
@@ -350,10 +344,7 @@ public final class LaneBuilder {
    * @throws IllegalStateException if a saturation threshold was already given
    */
   public LaneBuilder saturatedWhenWaitExceedsRun(double ratio) {
-    if (!(ratio > 0) || Double.isInfinite(ratio)) {
-      throw new IllegalArgumentException(
-          prefix() + "saturation wait-to-run ratio must be a finite number > 0, was " + ratio);
-    }
+    SettingChecks.waitToRunRatio(name, ratio);
     once("saturation threshold", "wait > " + ratio + " × run");
     this.waitToRunRatio = ratio;
     return this;
@@ -413,10 +404,7 @@ public final class LaneBuilder {
   }
 
   private void requireShedRange(String setting, Duration d) {
-    if (d.isNegative() || d.isZero() || d.compareTo(MAX_SHED_DURATION) > 0) {
-      throw new IllegalArgumentException(prefix() + setting + " must be > 0 and at most "
-          + MAX_SHED_DURATION + ", was " + d);
-    }
+    SettingChecks.shedRange(name, setting, d);
   }
 
   /**
@@ -533,6 +521,25 @@ public final class LaneBuilder {
   }
 
   /**
+   * The level at which the lane logs its health changes between OK, SATURATED and REJECTING
+   * (default {@code INFO}: a lane saturates under a load that was planned, and a warning for it
+   * cries wolf; choose {@code WARNING} where saturation should page, {@code OFF} to log none). A
+   * starvation deadlock (DEADLOCKED, or a suspected one) is a bug, not a load: it is always logged
+   * at {@code WARNING}.
+   *
+   * @param level the level; {@code ALL} is taken as {@code TRACE}
+   * @return this builder
+   * @throws NullPointerException if {@code level} is null
+   * @throws IllegalStateException if it was already set
+   */
+  public LaneBuilder healthLogLevel(System.Logger.Level level) {
+    Objects.requireNonNull(level, prefix() + "healthLogLevel must not be null");
+    once("healthLogLevel", level);
+    this.healthLogLevel = level == System.Logger.Level.ALL ? System.Logger.Level.TRACE : level;
+    return this;
+  }
+
+  /**
    * A gate every queued task passes before it starts ({@link LaneGate}: a limit beyond the lane's
    * own concurrency that the lane does not own, such as a cap shared across processes). Default:
    * none. A lane with a gate cannot run tasks outside it, so {@link #build()} refuses it with
@@ -554,7 +561,7 @@ public final class LaneBuilder {
   HealthSettings health() {
     return new HealthSettings(saturationWindow, waitToRunRatio, fixedWaitThreshold,
         saturationMinWait, enterAfter, exitAfter, deadlockAction, deadlockDetection,
-        maxCompensationThreads);
+        maxCompensationThreads, healthLogLevel);
   }
 
   /** CPU readings are off for virtual lanes: the JDK has no CPU time for virtual threads. */
@@ -579,10 +586,7 @@ public final class LaneBuilder {
 
   /** Builds with {@code outer} around this builder's own decorator (for {@link Lanes}). */
   Lane build(TaskDecorator outer) {
-    if (gate != null && overflow.kind() == OverflowPolicy.Kind.CALLER_RUNS) {
-      throw new IllegalArgumentException(prefix() + "a gate cannot go with overflow " + overflow
-          + ": the caller would run the task without passing the gate");
-    }
+    SettingChecks.gateAllows(name, gate, overflow);
     if (gate != null && deadlockAction == HealthSettings.DeadlockAction.COMPENSATE) {
       throw new IllegalArgumentException(prefix() + "a gate cannot go with compensateOnDeadlock:"
           + " a compensation thread would run the task without passing the gate");
@@ -618,26 +622,19 @@ public final class LaneBuilder {
   }
 
   private String prefix() {
-    return "lane " + quote(name) + ": ";
+    return SettingChecks.prefix(name);
   }
 
   private void requireRange(String setting, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw new IllegalArgumentException(
-          prefix() + setting + " must be between " + min + " and " + max + ", was " + value);
-    }
+    SettingChecks.range(name, setting, value, min, max);
   }
 
   private void requirePositive(String setting, Duration d) {
-    if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(prefix() + setting + " must be > 0, was " + d);
-    }
+    SettingChecks.positive(name, setting, d);
   }
 
   private void requireNotNegative(String setting, Duration d) {
-    if (d.isNegative()) {
-      throw new IllegalArgumentException(prefix() + setting + " must be ≥ 0, was " + d);
-    }
+    SettingChecks.notNegative(name, setting, d);
   }
 
   static String quote(String s) {

@@ -23,11 +23,8 @@ final class LaneContext {
   /** A virtual lane: workers come and go with permits (see {@link WorkerPool}). */
   final boolean elastic;
   final Ticker ticker;
-  final int queueCapacity;
   /** -1 off, 0 every task, else the least time between one worker's CPU readings. */
   final long cpuSampleNanos;
-  /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): the target, 0 when off. */
-  final long shedTargetNanos;
   /**
    * A task counts as mostly waiting above this W/C: at least {@link LaneStats#BLOCKING_WC},
    * and twice what waiting for a core alone gives a lane with more threads than cores.
@@ -62,14 +59,13 @@ final class LaneContext {
     this.kind = b.kind;
     this.elastic = b.kind == LaneKind.VIRTUAL;
     this.ticker = b.ticker;
-    this.queueCapacity = b.queueCapacity;
     this.cpuSampleNanos = cpuSampleNanos;
-    this.shedTargetNanos = b.shedTargetNanos;
     this.blockingTaskWc = blockingTaskWc;
     this.threadFactory = threadFactory;
     this.ring = ring;
     this.timings = timings;
-    this.admission = new Admission(timings);
+    this.admission = new Admission(timings, new Admission.Rules(
+        b.queueCapacity, b.overflow, b.shedTargetNanos, b.shedIntervalNanos));
     this.gate = b.gate;
     // The parts keep this context; none uses it before the lane's constructor returns.
     this.books = new LaneBooks(this, b.exceptionHandler);

@@ -96,6 +96,19 @@ final class LaneEvents {
     String diagnostic;
   }
 
+  @Name("dev.lanes.SettingsChange")
+  @Label("Lane Settings Change")
+  @Category({"lanes"})
+  @Description("A running lane's settings were changed (Lane.change().apply())")
+  @StackTrace(true)
+  static final class SettingsChangeEvent extends Event {
+    @Label("Lane")
+    String lane;
+
+    @Label("Change")
+    String change;
+  }
+
   @Name("dev.lanes.Deadlock")
   @Label("Lane Starvation Deadlock")
   @Category({"lanes"})
@@ -137,6 +150,18 @@ final class LaneEvents {
         d.diagnostic = e.diagnostic();
         d.commit();
       }
+    }
+  }
+
+  static void settingsChange(SettingsChange c) {
+    if (!FlightRecorder.isInitialized()) {
+      return; // no recording can be running
+    }
+    SettingsChangeEvent ev = new SettingsChangeEvent();
+    if (ev.isEnabled()) {
+      ev.lane = c.lane();
+      ev.change = c.describe();
+      ev.commit();
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.lanes;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -111,16 +112,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static final long BYTES_PER_SLOT = 8;
 
-  final int queueCapacity;
   private final TaskDecorator decorator;
   final String name;
   private final LaneKind kind;
   final boolean elastic;
   final Ticker ticker;
-  private final OverflowPolicy overflow;
-  /** Shedding ({@link LaneBuilder#shedWhenQueuedLongerThan}): target and interval, 0 when off. */
-  private final long shedTargetNanos;
-  private final long shedIntervalNanos;
   /** Tasks that never entered the ring (refused at submission, or run by their caller): ids. */
   private final AtomicLong outsideRing = new AtomicLong();
   private final long createdNanos;
@@ -149,10 +145,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     this.kind = b.kind;
     this.elastic = kind == LaneKind.VIRTUAL;
     this.ticker = b.ticker;
-    this.overflow = b.overflow;
-    this.shedTargetNanos = b.shedTargetNanos;
-    this.shedIntervalNanos = b.shedIntervalNanos;
-    this.queueCapacity = b.queueCapacity;
     this.decorator = decorator;
     this.gate = b.gate;
     this.createdNanos = ticker.read();
@@ -160,7 +152,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
     this.ctx = new LaneContext(this, b,
         CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1,
-        newRing(name, queueCapacity, b.queueCapacity + b.concurrency),
+        newRing(name, b.queueCapacity, b.queueCapacity + b.concurrency),
         new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos),
         b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b),
         Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores()));
@@ -240,12 +232,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public int queueCapacity() {
-    return queueCapacity;
+    return admission.rules.queueCapacity();
   }
 
   @Override
   public OverflowPolicy overflow() {
-    return overflow;
+    return admission.rules.overflow();
   }
 
   // ---------------------------------------------------------------- submission
@@ -419,13 +411,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         && !(run instanceof CompletableFuture.AsynchronousCompletionTask)
         && !(run instanceof LaneFuture<?>)) { // a ring entry that is a LaneFuture is its envelope
       long now = ticker.read();
-      boolean shed = shedTargetNanos != 0 && shedding(now);
-      if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit()) {
+      Admission.Rules rules = admission.rules;
+      boolean shed = rules.shedTargetNanos() != 0 && shedding(now, rules);
+      if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit(rules)) {
         append(run, now);
         afterAppend(run);
         return;
       }
-      acceptSlowly(LaneFuture.internal(this, run, run, "", now), shed);
+      acceptSlowly(LaneFuture.internal(this, run, run, "", now), shed, rules);
       return;
     }
     LaneFuture.Timed timed = null;
@@ -449,27 +442,28 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         e.submitter = WaitTracker.current(); // a worker of a lane that waits on it, perhaps
       }
     }
-    boolean shed = shedTargetNanos != 0 && shedding(e.acceptedNanos);
-    if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit()) {
+    Admission.Rules rules = admission.rules;
+    boolean shed = rules.shedTargetNanos() != 0 && shedding(e.acceptedNanos, rules);
+    if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit(rules)) {
       append(e, e.acceptedNanos);
       afterAppend(e);
       return;
     }
-    acceptSlowly(e, shed);
+    acceptSlowly(e, shed, rules);
   }
 
   /**
    * A task the lane had no room for at once, or refuses: shut down, shed ({@code shed}), or else
    * the overflow policy decides.
    */
-  private void acceptSlowly(LaneFuture<?> t, boolean shed) {
+  private void acceptSlowly(LaneFuture<?> t, boolean shed, Admission.Rules rules) {
     if (lifecycle.runState != Lifecycle.RUNNING) {
       reject(t, TaskOutcome.SHUTDOWN);
     }
     if (shed) {
       reject(t, TaskOutcome.SHED);
     }
-    if (overflow(t)) {
+    if (overflow(t, rules.overflow())) {
       afterAppend(t);
     }
   }
@@ -511,7 +505,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
   private int admissionLimit() {
-    return pool.concurrency + queueCapacity;
+    return pool.concurrency + admission.rules.queueCapacity();
   }
 
   /**
@@ -520,7 +514,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * target dates the stretch from when that head crossed it ({@code stamp + target}); a reading
    * at or below it, or an empty queue, ends the stretch.
    */
-  private boolean shedding(long now) {
+  private boolean shedding(long now, Admission.Rules rules) {
+    long shedTargetNanos = rules.shedTargetNanos();
     TaskRing.Taken head = new TaskRing.Taken();
     if (ring.peek(head) == null || now - head.stamp <= shedTargetNanos) {
       if (admission.aboveTargetSince != Admission.NOT_ABOVE) {
@@ -533,12 +528,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       since = head.stamp + shedTargetNanos;
       admission.aboveTargetSince = since;
     }
-    return now - since >= shedIntervalNanos;
+    return now - since >= rules.shedIntervalNanos();
   }
 
   /** Takes a slot if the lane has room for one more unfinished task. */
   private boolean tryAdmit() {
     return admission.tryAdmit(admissionLimit());
+  }
+
+  /** As {@link #tryAdmit()}, under the rules the caller read. */
+  private boolean tryAdmit(Admission.Rules rules) {
+    return admission.tryAdmit(pool.concurrency + rules.queueCapacity());
   }
 
   /** Appends an admitted envelope. */
@@ -547,7 +547,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Handles a full lane; returns true if {@code t} ended up queued, false if it ran here. */
-  private boolean overflow(LaneFuture<?> t) {
+  private boolean overflow(LaneFuture<?> t, OverflowPolicy overflow) {
     switch (overflow.kind()) {
       case REJECT -> {
         reject(t, TaskOutcome.QUEUE_FULL);
@@ -625,7 +625,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
     books.refused.get(reason).increment(); // submitted and ended in one count (see stats())
     books.publish(t, "", -1, ticker.read(), -1, reason);
-    throw new LaneRejectedException(name, reason, queueCapacity, queuedCount(), running());
+    throw new LaneRejectedException(name, reason, queueCapacity(), queuedCount(), running());
   }
 
   /** Discard-oldest's victim: its slot passes to the task that displaced it. */
@@ -651,6 +651,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     } finally {
       mainLock.unlock();
     }
+    afterConcurrencyChanged();
+  }
+
+  /** Starts threads for a raised concurrency, or tells the surplus to retire. */
+  private void afterConcurrencyChanged() {
     if (elastic) {
       pool.dispatch();
       pool.wakeAll(); // workers parked at the gate (or idle) look at the new concurrency
@@ -668,6 +673,126 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
     pool.wakeAll(); // an idle worker re-checks whether it is one too many
   }
+
+  // ---------------------------------------------------------------- live changes
+
+  /** Listeners of {@link #onSettings}; copy-on-write, written under {@code mainLock}. */
+  @SuppressWarnings("unchecked")
+  private volatile Consumer<? super SettingsChange>[] settingsListeners = new Consumer[0];
+
+  @Override
+  public LaneSettings settings() {
+    Admission.Rules r = admission.rules;
+    HealthSettings h = health.settings();
+    return new LaneSettings(pool.concurrency, r.queueCapacity(), r.overflow(),
+        Duration.ofNanos(r.shedTargetNanos()), Duration.ofNanos(r.shedIntervalNanos()),
+        h.waitToRunRatio(), h.fixedWaitThreshold(), h.window(), h.minWait(), h.enterAfter(),
+        h.exitAfter());
+  }
+
+  @Override
+  public LaneChange change() {
+    return new LaneChange(this);
+  }
+
+  /**
+   * Applies a change (see {@link LaneChange}): under {@code mainLock}, so changes (and {@link
+   * #setConcurrency}'s write) happen one at a time, each from what the last one left; the new
+   * admission rules and health settings are each one volatile write of an immutable object, so a
+   * submitter or a health check sees the old set or the new one, never a mix. Then, outside the
+   * lock: threads for a raised concurrency, a wake-up for callers blocked for room, the log line,
+   * the JFR event and the listeners.
+   */
+  LaneSettings apply(LaneChange change) {
+    LaneSettings before;
+    LaneSettings after;
+    mainLock.lock();
+    try {
+      if (lifecycle.runState != Lifecycle.RUNNING) {
+        throw new IllegalStateException(SettingChecks.prefix(name)
+            + "is shut down; its settings no longer change");
+      }
+      before = settings();
+      after = change.over(before);
+      SettingChecks.gateAllows(name, gate, after.overflow());
+      if (after.equals(before)) {
+        return before;
+      }
+      Admission.Rules old = admission.rules;
+      admission.rules = new Admission.Rules(after.queueCapacity(), after.overflow(),
+          after.shedTarget().toNanos(), after.shedInterval().toNanos());
+      if (old.shedTargetNanos() != after.shedTarget().toNanos()) {
+        admission.aboveTargetSince = Admission.NOT_ABOVE; // a new target: a new stretch
+      }
+      health.settings(health.settings().with(after));
+      pool.concurrency = after.concurrency();
+    } finally {
+      mainLock.unlock();
+    }
+    if (after.concurrency() != before.concurrency()) {
+      afterConcurrencyChanged();
+    }
+    if (after.concurrency() + after.queueCapacity()
+        > before.concurrency() + before.queueCapacity()) {
+      admission.wakeAllWaiting(); // callers blocked for room: there is more now
+    }
+    SettingsChange event = new SettingsChange(name, before, after, ticker.read());
+    LOG.log(System.Logger.Level.INFO, "lane \"" + name + "\": settings changed: "
+        + event.describe());
+    LaneEvents.settingsChange(event);
+    for (Consumer<? super SettingsChange> l : settingsListeners) {
+      try {
+        l.accept(event);
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "lane \"" + name + "\": settings listener failed", t);
+      }
+    }
+    return after;
+  }
+
+  @Override
+  public void onSettings(Consumer<? super SettingsChange> listener) {
+    Objects.requireNonNull(listener, "listener");
+    mainLock.lock();
+    try {
+      Consumer<? super SettingsChange>[] old = settingsListeners;
+      Consumer<? super SettingsChange>[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+      grown[old.length] = listener;
+      settingsListeners = grown;
+    } finally {
+      mainLock.unlock();
+    }
+  }
+
+  @Override
+  public String workerStacks() {
+    StringBuilder out = new StringBuilder();
+    int shown = 0;
+    for (Worker w : pool.workers) {
+      Thread t = w.thread;
+      if (t == null) {
+        continue;
+      }
+      if (shown++ == MAX_STACKS_SHOWN) {
+        out.append("… and ").append(pool.workers.size() - MAX_STACKS_SHOWN)
+            .append(" more workers\n");
+        break;
+      }
+      StackTraceElement[] frames = t.getStackTrace();
+      out.append('"').append(t.getName()).append('"').append(t.isVirtual() ? " virtual" : "")
+          .append(' ').append(t.getState()).append('\n');
+      for (int i = 0; i < Math.min(frames.length, MAX_FRAMES_SHOWN); i++) {
+        out.append("    at ").append(frames[i]).append('\n');
+      }
+      if (frames.length > MAX_FRAMES_SHOWN) {
+        out.append("    … ").append(frames.length - MAX_FRAMES_SHOWN).append(" more\n");
+      }
+    }
+    return out.toString();
+  }
+
+  private static final int MAX_STACKS_SHOWN = 64;
+  private static final int MAX_FRAMES_SHOWN = 32;
 
   // ---------------------------------------------------------------- the gate
 
@@ -703,6 +828,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     boolean removed = health.unsubscribe(listener);
     mainLock.lock();
     try {
+      List<Consumer<? super SettingsChange>> keepSettings =
+          new ArrayList<>(List.of(settingsListeners));
+      if (keepSettings.remove(listener)) {
+        settingsListeners = keepSettings.toArray(new Consumer[0]);
+        removed = true;
+      }
       List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(books.taskListeners));
       if (keep.remove(listener)) {
         books.taskListeners = keep.toArray(new Consumer[0]);
@@ -814,7 +945,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         running,
         elastic ? pool.permits.get() : pool.liveWorkers.get(),
         pool.concurrency,
-        queueCapacity,
+        queueCapacity(),
         t[0],
         t[1],
         health.saturatedNanos(now),
@@ -884,7 +1015,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public String toString() {
     return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + pool.concurrency
-        + ", queued " + queuedCount() + "/" + queueCapacity + ", running " + running()
+        + ", queued " + queuedCount() + "/" + queueCapacity() + ", running " + running()
         + ", submitted " + books.submittedCount() + ", rejected " + books.rejectedCount() + "]";
   }
 }

@@ -531,8 +531,9 @@ final class Worker implements Runnable {
       cpuStart = -1;
       if (timed == null) {
         start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ctx.ticker.read();
-        if (ctx.shedTargetNanos != 0 && start - t.acceptedNanos <= ctx.shedTargetNanos
-            && ctx.admission.aboveTargetSince != Admission.NOT_ABOVE) {
+        // Set only while shedding is on (a live change that turns it on or off resets it).
+        if (ctx.admission.aboveTargetSince != Admission.NOT_ABOVE
+            && start - t.acceptedNanos <= ctx.admission.rules.shedTargetNanos()) {
           ctx.admission.aboveTargetSince = Admission.NOT_ABOVE; // started within target: no standing line
         }
       }
