@@ -77,6 +77,20 @@ public class LanesAutoConfiguration {
     return new LanesLifecycle(lanes, properties.getShutdown().getAwaitTermination());
   }
 
+  /**
+   * Live re-binding: with spring-cloud-context, its EnvironmentChangeEvent (a refresh) changes the
+   * running lanes whose lanes.instances.* keys changed.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+  static class LiveRebinding {
+    @Bean
+    LanesEnvironmentChangeListener lanesEnvironmentChangeListener(
+        Lanes lanes, org.springframework.core.env.Environment environment) {
+      return new LanesEnvironmentChangeListener(new LanesRebinder(lanes, environment));
+    }
+  }
+
   /** Bound to every MeterRegistry by Spring Boot (it binds MeterBinder beans). */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass({MeterBinder.class, LanesMetrics.class})

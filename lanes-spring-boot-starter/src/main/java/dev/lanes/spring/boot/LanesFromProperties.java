@@ -150,7 +150,7 @@ final class LanesFromProperties {
     return b;
   }
 
-  /** The health settings: saturation, hysteresis, deadlock detection, shedding. */
+  /** The health settings: saturation, hysteresis, deadlock detection, log level, shedding. */
   private static void health(String at, LanesProperties.Instance p, LaneBuilder b) {
     if (p.getWaitToRunRatio() != null && p.getFixedWaitThreshold() != null) {
       throw new LanesPropertyException(at + "fixed-wait-threshold", p.getFixedWaitThreshold(),
@@ -181,6 +181,9 @@ final class LanesFromProperties {
     if (p.getDeadlockDetection() != null) {
       check(at + "deadlock-detection", p.getDeadlockDetection(),
           () -> b.deadlockDetection(p.getDeadlockDetection()));
+    }
+    if (p.getHealthLogLevel() != null) {
+      check(at + "health-log-level", p.getHealthLogLevel(), () -> b.healthLogLevel(p.getHealthLogLevel()));
     }
     requireTogether(at, "shed-target", p.getShedTarget(), "shed-interval", p.getShedInterval());
     if (p.getShedTarget() != null) {

@@ -141,6 +141,17 @@ public class LanesProperties {
     /** Shedding: how long waits must stay above shed-target before new tasks are refused (set with shed-target). */
     private Duration shedInterval;
 
+    /** Level of the log lines for the lane's health changes between OK, SATURATED and REJECTING: trace, debug, info (default), warning, error or off. Deadlocks are always logged at WARNING. */
+    private System.Logger.Level healthLogLevel;
+
+    public System.Logger.Level getHealthLogLevel() {
+      return healthLogLevel;
+    }
+
+    public void setHealthLogLevel(System.Logger.Level healthLogLevel) {
+      this.healthLogLevel = healthLogLevel;
+    }
+
     public Double getWaitToRunRatio() {
       return waitToRunRatio;
     }
