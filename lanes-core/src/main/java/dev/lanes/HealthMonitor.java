@@ -179,7 +179,9 @@ final class HealthMonitor {
       for (LaneExecutor l : lanes) {
         try {
           l.ctx.pool.reapDeadWorkers();
-          l.ctx.health.tick(l.ctx.ticker.read());
+          long now = l.ctx.ticker.read();
+          l.ctx.health.tick(now);
+          l.ctx.books.drops.flush(now);
         } catch (Throwable e) {
           logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
         }

@@ -65,8 +65,12 @@ final class LaneBooks {
   @SuppressWarnings("unchecked")
   volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
 
+  /** Drops of {@code execute} tasks when the lane has no exception handler. */
+  final DropLog drops;
+
   LaneBooks(LaneContext ctx, Thread.UncaughtExceptionHandler exceptionHandler) {
     this.ctx = ctx;
+    this.drops = new DropLog(ctx.name, ctx.ticker);
     this.exceptionHandler = exceptionHandler;
     for (TaskOutcome o : TaskOutcome.values()) {
       if (o.isRejection()) {
@@ -115,7 +119,7 @@ final class LaneBooks {
             if (t.handedOut) {
               t.fail(why);
             } else {
-              endForeign(t, why);
+              endDropped(t, why);
             }
           }
         }
@@ -143,6 +147,23 @@ final class LaneBooks {
    * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
    * tells the exception handler, so the end is never silent.
    */
+  /**
+   * A task given to {@code execute} that the lane accepted and then dropped unrun: a foreign
+   * future (a {@code supplyAsync} task) fails; else the lane's own exception handler hears of it,
+   * or, with none, {@link DropLog} counts it and summarises (a stack trace per drop would flood
+   * the log under overload).
+   */
+  void endDropped(LaneFuture<?> t, LaneRejectedException why) {
+    if (ForeignFutures.completeExceptionally(t.source, why)) {
+      return;
+    }
+    if (exceptionHandler != null) {
+      reportFailure(Thread.currentThread(), why);
+    } else {
+      drops.dropped(t.source, why);
+    }
+  }
+
   void endForeign(LaneFuture<?> t, Throwable why) {
     if (!ForeignFutures.completeExceptionally(t.source, why)) {
       reportFailure(Thread.currentThread(), why);

@@ -1005,7 +1005,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Re-evaluates health now (the health thread does this every 100 ms; tests may call it). */
   public void checkHealth() {
     Deadlocks.check(HealthMonitor.registeredLanes());
-    health.tick(ticker.read());
+    long now = ticker.read();
+    health.tick(now);
+    books.drops.flush(now);
   }
 
   boolean isShutdownNowOrTerminated() {

@@ -67,7 +67,9 @@ public final class OverflowPolicy {
    * TaskOutcome#DISCARDED_OLDEST}: the future {@code submit} returned for it is cancelled; for a
    * task given to {@code execute}, the future {@code CompletableFuture.runAsync/supplyAsync} made
    * for it fails with a {@link LaneRejectedException} where lanes can reach it, and otherwise the
-   * lane's exception handler receives that exception. With nothing queued to drop (every slot is a
+   * lane's exception handler receives that exception; a lane without one logs the first drop in
+   * one line and then one summary line per 10 s at most (no stack trace per drop, nothing to the
+   * thread's uncaught-exception handler). With nothing queued to drop (every slot is a
    * running task, as after the concurrency was lowered below the tasks running), the new task is
    * refused with reason {@link TaskOutcome#QUEUE_FULL}.
    *

@@ -18,7 +18,10 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>Blocking and virtual lanes: concurrency ≈ cores × target utilisation × (1 + W/C), where
- *       W/C is the measured blocking ratio, capped at {@code maxConcurrency}. Without CPU
+ *       W/C is the measured blocking ratio, capped at {@code maxConcurrency}. When the tasks
+ *       mostly wait (W/C above {@link LaneStats#BLOCKING_WC}) and that asks for more than twice
+ *       the concurrency now, a caution says the formula assumes the thing waited on scales, and
+ *       gives what the measured load needs by Little's law. Without CPU
  *       figures (virtual threads have none), Little's law on the concurrency the load needs:
  *       arrival rate × mean run time ÷ target utilisation.
  *   <li>CPU lanes: concurrency ≈ cores; a concurrency above the cores on CPU-bound tasks is
@@ -145,6 +148,17 @@ public record SizingAdvisor(
       why = String.format(Locale.ROOT,
           "cores %d × target utilisation %.2f × (1 + W/C %.2f) = %.1f → %d%s.",
           cores, targetUtilisation, wc, raw, recommended, raw > maxConcurrency ? " (capped)" : "");
+      if (wc > LaneStats.BLOCKING_WC && recommended > 2 * s.concurrency()) {
+        double byLoad = arrivalPerSec * t.runTime().mean() / 1e9 / targetUtilisation;
+        warnings.add(String.format(Locale.ROOT,
+            "caution: W/C %.1f makes the formula ask for %d, which assumes that what the tasks"
+                + " wait on serves any number at once. If they wait on a database, an API or a"
+                + " lock, size the lane by what that serves (its pool, its rate limit): threads"
+                + " beyond it queue there instead of here. The load measured so far needs about"
+                + " %.1f at once (arrival %.1f/s × mean run %.1f ms ÷ %.2f, Little's law); raise"
+                + " the concurrency in steps and watch the downstream, or let lanes-adapt find it",
+            wc, recommended, byLoad, arrivalPerSec, t.runTime().mean() / 1e6, targetUtilisation));
+      }
     } else {
       double meanRunSec = t.runTime().mean() / 1e9;
       double raw = arrivalPerSec * meanRunSec / targetUtilisation;

@@ -52,6 +52,27 @@ class SizingAdvisorTest {
   }
 
   @Test
+  void aLaneThatMostlySleepsGetsTheFormulaWithACautionAndWhatTheLoadNeeds() throws Exception {
+    try (Lane lane = Lane.blocking("sleepy", 4).cpuTimeEveryTask().build()) {
+      run(lane, 60, "call", () -> sleepMillis(20));
+      SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES);
+      assertThat(a.enoughData()).isTrue();
+      assertThat(a.blockingRatio()).isGreaterThan(LaneStats.BLOCKING_WC);
+      assertThat(a.recommendedConcurrency()).isGreaterThan(8);
+      assertThat(a.warnings()).singleElement().asString()
+          .startsWith("caution: W/C ")
+          .contains("ask for " + a.recommendedConcurrency() + ",")
+          .contains("Little's law");
+      assertThat(a.toText()).contains("\n  warning: caution: W/C");
+    }
+    try (Lane lane = Lane.blocking("cpu-ish", 4).cpuTimeEveryTask().build()) {
+      run(lane, 60, "hash", () -> Work.spinMillis(2));
+      assertThat(SizingAdvisor.defaults().advise(lane.stats(), CORES).warnings())
+          .noneMatch(w -> w.startsWith("caution"));
+    }
+  }
+
+  @Test
   void aCpuLaneIsSizedToTheCoresAndOversizingIsFlagged() throws Exception {
     try (Lane lane = Lane.cpu("compute").concurrency(CORES * 4).cpuTimeEveryTask().build()) {
       run(lane, 60, "hash", () -> Work.spinMillis(2));

@@ -107,6 +107,13 @@ final class LaneMeters {
         "1 while the lane is SATURATED or worse (REJECTING, DEADLOCKED), else 0; summed over"
             + " lanes, the number of lanes in trouble",
         "lanes", s -> s.health().compareTo(LaneHealth.SATURATED) >= 0 ? 1 : 0));
+    // One series per state, 1 for the current one: a dashboard shows the state by name.
+    for (LaneHealth state : LaneHealth.values()) {
+      meters.add(gauge(registry, "lanes.health", state,
+          "1 for the lane's current health state (tag state: ok, saturated, rejecting,"
+              + " deadlocked), 0 for the others",
+          "lanes", s -> s.health() == state ? 1 : 0));
+    }
     meters.add(
         FunctionCounter.builder("lanes.between.tasks.time", cache,
                 c -> c.stats().betweenTasksNanos() / 1e9)
@@ -174,6 +181,17 @@ final class LaneMeters {
         .description(description)
         .baseUnit(unit)
         .tags(tags)
+        .strongReference(true)
+        .register(registry);
+  }
+
+  private Gauge gauge(MeterRegistry registry, String name, LaneHealth state, String description,
+      String unit, ToDoubleFunction<LaneStats> value) {
+    return Gauge.builder(name, cache, c -> value.applyAsDouble(c.stats()))
+        .description(description)
+        .baseUnit(unit)
+        .tags(tags)
+        .tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
         .strongReference(true)
         .register(registry);
   }

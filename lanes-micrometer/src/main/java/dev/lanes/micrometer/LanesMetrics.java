@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * {@code lanes.task.wait}, {@code lanes.task.run}, {@code lanes.task.cpu}, the counter {@code
  * lanes.tasks} by {@code outcome}, the gauges {@code lanes.queue.size}, {@code lanes.running},
  * {@code lanes.queue.oldest}, {@code lanes.workers}, {@code lanes.concurrency}, {@code
- * lanes.capacity.remaining}, {@code lanes.saturated} and the function counters {@code
+ * lanes.capacity.remaining}, {@code lanes.saturated}, {@code lanes.health} (by {@code state}) and the function counters {@code
  * lanes.saturated.time} and {@code lanes.between.tasks.time}. See {@link LaneMeters} for what each one means.
  *
  * <pre>{@code

@@ -2,6 +2,7 @@ package dev.lanes.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 import static org.awaitility.Awaitility.await;
 
 import dev.lanes.LaneHealth;
@@ -17,6 +18,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -41,7 +43,12 @@ class LanesMetricsTest {
           "lanes.capacity.remaining",
           "lanes.saturated",
           "lanes.saturated.time",
+          "lanes.health",
           "lanes.between.tasks.time");
+
+  /** lanes.tasks has one meter per outcome and lanes.health one per state; the others one each. */
+  private static final int METERS_PER_LANE =
+      EVERY_NAME.size() - 2 + TaskOutcome.values().length + LaneHealth.values().length;
 
   private static final int TASKS = 200;
   private static final int FAILING = 7;
@@ -189,6 +196,8 @@ class LanesMetricsTest {
         LanesMetrics metrics = fresh(LanesMetrics.builder(lane)).build()) {
       metrics.bindTo(registry);
       assertThat(gauge(registry, "lanes.saturated", "tight")).isZero();
+      assertThat(healthGauges(registry, "tight")).containsExactly(
+          entry("ok", 1.0), entry("saturated", 0.0), entry("rejecting", 0.0), entry("deadlocked", 0.0));
       lane.execute(() -> {
         started.countDown();
         awaitLatch(release);
@@ -200,6 +209,13 @@ class LanesMetricsTest {
       await().atMost(Duration.ofSeconds(30))
           .untilAsserted(() -> assertThat(gauge(registry, "lanes.saturated", "tight")).isEqualTo(1.0));
       assertThat(lane.health()).isGreaterThanOrEqualTo(LaneHealth.SATURATED);
+      // lanes.health names the state: 1 for the lane's state now, 0 for the three others.
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        Map<String, Double> states = healthGauges(registry, "tight");
+        assertThat(states.values()).containsExactlyInAnyOrder(1.0, 0.0, 0.0, 0.0);
+        assertThat(states).containsEntry(lane.health().name().toLowerCase(java.util.Locale.ROOT), 1.0)
+            .containsEntry("ok", 0.0);
+      });
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
           assertThat(registry.get("lanes.saturated.time").tag("lane", "tight").functionCounter().count())
               .isPositive());
@@ -278,8 +294,8 @@ class LanesMetricsTest {
       metrics.bindTo(one);
       metrics.bindTo(two);
       metrics.bindTo(two); // twice is once
-      assertThat(one.getMeters()).hasSize(2 * (EVERY_NAME.size() - 1 + TaskOutcome.values().length));
-      assertThat(two.getMeters()).hasSize(2 * (EVERY_NAME.size() - 1 + TaskOutcome.values().length));
+      assertThat(one.getMeters()).hasSize(METERS_PER_LANE * 2);
+      assertThat(two.getMeters()).hasSize(METERS_PER_LANE * 2);
       metrics.close();
       assertThat(one.getMeters()).isEmpty();
       assertThat(two.getMeters()).isEmpty();
@@ -332,6 +348,16 @@ class LanesMetricsTest {
 
   private static Timer timer(MeterRegistry registry, String name, String lane) {
     return registry.get(name).tag("lane", lane).timer();
+  }
+
+  /** lanes.health of a lane, state → value, in LaneHealth's order. */
+  private static Map<String, Double> healthGauges(MeterRegistry registry, String lane) {
+    Map<String, Double> states = new java.util.LinkedHashMap<>();
+    for (LaneHealth h : LaneHealth.values()) {
+      String state = h.name().toLowerCase(java.util.Locale.ROOT);
+      states.put(state, registry.get("lanes.health").tag("lane", lane).tag("state", state).gauge().value());
+    }
+    return states;
   }
 
   private static double gauge(MeterRegistry registry, String name, String lane) {

@@ -44,6 +44,7 @@ class PrometheusScrapeTest {
     "lanes_capacity_remaining_tasks",
     "lanes_saturated_lanes",
     "lanes_saturated_time_seconds_total",
+    "lanes_health_lanes",
     "lanes_between_tasks_time_seconds_total",
   };
 
@@ -100,6 +101,30 @@ class PrometheusScrapeTest {
       assertThat(byName.get("lanes_tasks_total")).containsEntry("db/queue_full", 0.0);
       // Every family has HELP and TYPE lines (the descriptions).
       assertThat(text).contains("# HELP lanes_task_wait_seconds ").contains("# TYPE lanes_tasks_total counter");
+    }
+  }
+
+  @Test
+  void percentileHistogramPublishesBucketsForWaitRunAndCpu() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (Lane lane = Lane.blocking("db", 2).cpuTimeEveryTask().build();
+        LanesMetrics with = LanesMetrics.builder(lane).percentileHistogram(true).build()) {
+      with.bindTo(registry);
+      lane.submit(() -> {}).get(30, TimeUnit.SECONDS);
+      await().atMost(Duration.ofSeconds(30))
+          .until(() -> registry.get("lanes.task.run").tag("lane", "db").timer().count() == 1);
+      String text = registry.scrape();
+      for (String timer : new String[] {"wait", "run", "cpu"}) {
+        // The +Inf bucket counts every sample: the one task.
+        assertThat(text).containsPattern(
+            "(?m)^lanes_task_" + timer + "_seconds_bucket\\{[^}]*le=\"\\+Inf\"[^}]*} 1(\\.0)?$");
+      }
+    }
+    PrometheusMeterRegistry plain = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (Lane lane = Lane.blocking("db", 2).build();
+        LanesMetrics without = LanesMetrics.of(lane)) {
+      without.bindTo(plain);
+      assertThat(plain.scrape()).contains("lanes_task_wait_seconds_count").doesNotContain("_bucket");
     }
   }
 }

@@ -3,6 +3,8 @@ package dev.lanes.spring.boot;
 import dev.lanes.Lane;
 import dev.lanes.LaneGate;
 import dev.lanes.Lanes;
+import dev.lanes.adapt.AdaptiveLimit;
+import dev.lanes.adapt.micrometer.AdaptiveLimitMetrics;
 import dev.lanes.micrometer.LanesMetrics;
 import dev.lanes.redis.SharedCap;
 import dev.lanes.redis.micrometer.SharedCapMetrics;
@@ -117,11 +119,27 @@ public class LanesAutoConfiguration {
   }
 
   /**
+   * lanes-adapt on the class path: the meters of every {@code AdaptiveLimit} bean ({@code
+   * lanes.adaptive.*}, tagged {@code lane}), bound to every registry with the lanes' own. Each
+   * registry's binder counts the limit's changes from when it was bound.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterBinder.class, AdaptiveLimitMetrics.class})
+  static class AdaptiveLimitMeters {
+    @Bean
+    @ConditionalOnMissingBean(name = "lanesAdaptiveLimitMetrics")
+    MeterBinder lanesAdaptiveLimitMetrics(ObjectProvider<AdaptiveLimit> limits) {
+      return registry -> limits.orderedStream().forEach(l -> new AdaptiveLimitMetrics(l).bindTo(registry));
+    }
+  }
+
+  /**
    * {@code lanes.server.lane=http}: the embedded Tomcat runs its socket dispatches in lane "http",
-   * each a task labelled {@value #TOMCAT_DISPATCH}. A dispatch is what Tomcat hands its executor:
-   * one for each request it reads, and one for each connection event without a request (the
-   * client closing a kept-alive connection, a keep-alive timeout, an error). Tomcat does not say
-   * which it is when it hands the task over, so the lane cannot count requests apart.
+   * each a task labelled {@value #TOMCAT_DISPATCH}. A dispatch is what Tomcat hands its executor
+   * when a connection has something to read: it serves every request waiting there (one, or
+   * several pipelined ones); the client's close of a kept-alive connection, a keep-alive timeout
+   * or an error is a dispatch without a request. Tomcat does not say which it is when it hands
+   * the task over, so the lane cannot count requests apart.
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass({TomcatProtocolHandlerCustomizer.class, ProtocolHandler.class})
