@@ -17,7 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.core.env.MapPropertySource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -106,7 +111,7 @@ class LiveChangesTest {
 
   @Test
   @Timeout(120)
-  void theActuatorChangesALaneAndAnswersItsSettings() throws Exception {
+  void theActuatorChangesALaneAndAnswersItsSettings(CapturedOutput output) throws Exception {
     List<SettingsChange> heard = new CopyOnWriteArrayList<>();
     work.onSettings(heard::add);
     HttpResponse<String> response = post("/actuator/lanes/work", """
@@ -129,6 +134,7 @@ class LiveChangesTest {
     assertThat(body.get("exitAfter").asString()).isEqualTo("PT4S");
     // One change, told once; the read side shows the settings too.
     assertThat(heard).singleElement().satisfies(c -> assertThat(c.after()).isEqualTo(s));
+    assertThat(output.getOut()).containsOnlyOnce("lane \"work\": settings changed: concurrency 4 → 6, queueCapacity 200 → 50");
     JsonNode read = json.readTree(get("/actuator/lanes/work").body());
     assertThat(read.get("settings").get("queueCapacity").asInt()).isEqualTo(50);
     // Half a pair takes the other half from the lane; shedTarget 0 turns shedding off.
@@ -139,6 +145,10 @@ class LiveChangesTest {
     assertThat(work.settings().fixedWaitThreshold()).isNull();
     assertThat(work.settings().waitToRunRatio()).isEqualTo(2.5);
     assertThat(post("/actuator/lanes/nope", "{\"concurrency\": 2}").statusCode()).isEqualTo(404);
+    // A misspelled name beside a valid one is ignored (Actuator ignores unknown JSON fields).
+    assertThat(post("/actuator/lanes/work", "{\"concurrency\": 5, \"queueSize\": 1}").statusCode()).isEqualTo(200);
+    assertThat(work.settings().concurrency()).isEqualTo(5);
+    assertThat(work.settings().queueCapacity()).isEqualTo(50);
   }
 
   @Test
@@ -153,6 +163,9 @@ class LiveChangesTest {
     HttpResponse<String> ratio = post("/actuator/lanes/work", "{\"waitToRunRatio\": -1}");
     assertThat(ratio.statusCode()).isEqualTo(400);
     assertThat(ratio.body()).contains("lane \\\"work\\\": saturation wait-to-run ratio must be a finite number > 0, was -1.0");
+    HttpResponse<String> timeout = post("/actuator/lanes/work", "{\"blockTimeout\": \"1s\"}");
+    assertThat(timeout.statusCode()).isEqualTo(400);
+    assertThat(timeout.body()).contains("blockTimeout applies only with overflow block-caller, was PT1S with overflow reject");
     HttpResponse<String> nothing = post("/actuator/lanes/work", "{\"queueSize\": 50}");
     assertThat(nothing.statusCode()).isEqualTo(400);
     assertThat(nothing.body()).contains("nothing to change");
@@ -168,6 +181,8 @@ class LiveChangesTest {
   @Test
   @Timeout(120)
   void aRefreshedEnvironmentChangesTheLane(CapturedOutput output) throws Exception {
+    // A change through the actuator survives a refresh that does not name its setting.
+    assertThat(post("/actuator/lanes/work", "{\"exitAfter\": \"7s\"}").statusCode()).isEqualTo(200);
     refreshWith("""
         lanes.instances.work.kind=blocking
         lanes.instances.work.concurrency=6
@@ -178,6 +193,7 @@ class LiveChangesTest {
     assertThat(work.settings().concurrency()).isEqualTo(6);
     assertThat(work.settings().queueCapacity()).isEqualTo(300);
     assertThat(work.settings().shedTarget()).isEqualTo(Duration.ofMillis(5));
+    assertThat(work.settings().exitAfter()).isEqualTo(Duration.ofSeconds(7));
     // A removed key takes the default again.
     refreshWith("""
         lanes.instances.work.kind=blocking
@@ -202,6 +218,47 @@ class LiveChangesTest {
         """);
     assertThat(work.settings()).isEqualTo(before);
     assertThat(output.getOut()).contains("lanes.instances.work.kind cannot change while the lane runs");
+    // A lane declared while the application runs is not created.
+    refreshWith("""
+        lanes.instances.work.kind=blocking
+        lanes.instances.work.concurrency=6
+        lanes.instances.extra.kind=cpu
+        """);
+    assertThat(context.getBean(Lanes.class).names()).doesNotContain("extra");
+    assertThat(output.getOut()).contains("lane \"extra\" was declared in the environment while the application runs;"
+        + " lanes are not added live");
+  }
+
+  @Test
+  @Timeout(120)
+  void withoutSpringCloudsRefreshAnEnvironmentChangeEventOfTheAppsOwnDoesIt() {
+    Map<String, Object> changed = new HashMap<>(Map.of("lanes.instances.work.queue-capacity", "77"));
+    context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("mine", changed));
+    context.publishEvent(new EnvironmentChangeEvent(context, Set.of("lanes.instances.work.queue-capacity")));
+    assertThat(work.settings().queueCapacity()).isEqualTo(77);
+  }
+
+  @Test
+  @Timeout(120)
+  void aReadOnlyEndpointRefusesThePost() throws Exception {
+    try (ConfigurableApplicationContext readOnly = new SpringApplicationBuilder(TestApplication.class)
+        .properties("spring.config.additional-location=file:" + dir + "/", "server.port=0",
+            "management.endpoint.lanes.access=read-only")
+        .run()) {
+      int readOnlyPort = ((WebServerApplicationContext) readOnly).getWebServer().getPort();
+      Lane lane = readOnly.getBean(Lanes.class).lane("work");
+      HttpResponse<String> response = http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + readOnlyPort + "/actuator/lanes/work"))
+              .timeout(PATIENCE).header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString("{\"concurrency\": 2}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isIn(404, 405);
+      assertThat(lane.settings().concurrency()).isEqualTo(4);
+      HttpResponse<String> read = http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + readOnlyPort + "/actuator/lanes/work"))
+              .timeout(PATIENCE).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(read.statusCode()).isEqualTo(200);
+    }
   }
 
   /**
