@@ -36,6 +36,20 @@ final class AsyncApps {
     public void send() {}
   }
 
+  /** The name from the configuration, as Spring resolves it at the call. */
+  public static class Configured {
+    @Async("${app.lane}")
+    public CompletableFuture<String> where() {
+      return CompletableFuture.completedFuture(Thread.currentThread().getName());
+    }
+  }
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  @EnableAsync
+  @Import(Configured.class)
+  public static class WithAPlaceholder {}
+
   /** Forgot @EnableAsync. */
   @SpringBootConfiguration
   @EnableAutoConfiguration

@@ -22,8 +22,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 class AsyncChecksTest {
   private static final String WARNING = "@Async has no effect in this application: no @EnableAsync";
 
-  private static ConfigurableApplicationContext start(Class<?> app) {
+  private static ConfigurableApplicationContext start(Class<?> app, String... more) {
     return new SpringApplicationBuilder(app)
+        .properties(more)
         .properties("spring.main.web-application-type=none",
             "lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=2",
             "lanes.instances.http.kind=blocking", "lanes.instances.http.concurrency=2")
@@ -65,6 +66,17 @@ class AsyncChecksTest {
     assertThat(output.getOut())
         .contains("APPLICATION FAILED TO START")
         .containsPattern("Declared lanes: (db, http|http, db)");
+  }
+
+  @Test
+  @Timeout(60)
+  void aPlaceholderIsResolvedFirst() throws Exception {
+    try (ConfigurableApplicationContext context = start(AsyncApps.WithAPlaceholder.class, "app.lane=db")) {
+      assertThat(context.getBean(AsyncApps.Configured.class).where().get(30, TimeUnit.SECONDS)).startsWith("db-");
+    }
+    assertThatThrownBy(() -> start(AsyncApps.WithAPlaceholder.class, "app.lane=nope").close())
+        .isInstanceOfSatisfying(LanesAsyncQualifierException.class,
+            e -> assertThat(e.qualifier()).isEqualTo("nope"));
   }
 
   @Test

@@ -273,6 +273,17 @@ class LanesPropertiesTest {
     return s.toString();
   }
 
+  /** In the process environment a dashed lane name cannot be told from a setting: not checked there. */
+  @Test
+  void unknownSettingsAreNotLookedForInTheProcessEnvironment() {
+    runner
+        .withPropertyValues("lanes.instances.db.kind=cpu")
+        .withInitializer(context -> context.getEnvironment().getPropertySources().addLast(
+            new org.springframework.core.env.SystemEnvironmentPropertySource(
+                "systemEnvironment", java.util.Map.of("LANES_INSTANCES_DB_QUEUESIZE", "5"))))
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
   @Test
   void everyHealthSettingIsAPropertyOfTheLane() {
     runner
