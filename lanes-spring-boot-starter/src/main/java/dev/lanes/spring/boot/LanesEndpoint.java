@@ -31,6 +31,10 @@ import java.time.Duration;
  * saturationMinWait}, {@code enterAfter}, {@code exitAfter}) changes them at once, all or none,
  * and answers the lane's settings; a refused value answers 400 with the builder's message and the
  * lane keeps its settings.
+ *
+ * <p>Thread-safety: holds no state of its own; requests on several threads each make their own
+ * {@link dev.lanes.LaneChange}, which the lane applies one at a time (the later starts from what
+ * the earlier left).
  */
 @Endpoint(id = "lanes")
 public class LanesEndpoint {
