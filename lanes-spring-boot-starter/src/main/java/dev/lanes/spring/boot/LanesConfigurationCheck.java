@@ -49,7 +49,13 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
     refuseUnknownSettings();
     LanesProperties properties =
         Binder.get(environment).bind("lanes", LanesProperties.class).orElseGet(LanesProperties::new);
-    LanesFromProperties.check(properties, beanFactory::containsBean);
+    LanesFromProperties.check(properties, name -> {
+      if (!beanFactory.containsBean(name)) {
+        return null;
+      }
+      Class<?> type = beanFactory.getType(name, false);
+      return type != null ? type : dev.lanes.LaneGate.class; // not known before it is made: building the lanes checks it
+    });
   }
 
   private void refuseUnknownSettings() {

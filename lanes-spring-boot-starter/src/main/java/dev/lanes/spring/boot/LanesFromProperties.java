@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -51,15 +50,27 @@ final class LanesFromProperties {
   /**
    * Every check {@link #build} makes, without building a lane (no thread is started): run before
    * the web server is created, so a bad value is the first failure of the start-up, not a cause
-   * under "Unable to start web server". {@code gateDeclared} says whether a bean of a name exists.
+   * under "Unable to start web server". {@code beanType} gives the type of the bean of a name, or null
+   * when there is none (or it cannot be told without making it).
    */
-  static void check(LanesProperties properties, Predicate<String> gateDeclared) {
+  static void check(LanesProperties properties, Function<String, Class<?>> beanType) {
     for (Map.Entry<String, LanesProperties.Instance> e : properties.getInstances().entrySet()) {
       builder(e.getKey(), e.getValue());
       String gate = e.getValue().getGate();
-      if (gate != null && !gateDeclared.test(gate)) {
-        throw new LanesPropertyException(PREFIX + e.getKey() + ".gate", gate,
-            "no LaneGate bean named \"" + gate + "\" in the application");
+      if (gate != null) {
+        String at = PREFIX + e.getKey() + ".";
+        Class<?> type = beanType.apply(gate);
+        if (type == null || !LaneGate.class.isAssignableFrom(type)) {
+          throw new LanesPropertyException(at + "gate", gate, type == null
+              ? "no LaneGate bean named \"" + gate + "\" in the application"
+              : "bean \"" + gate + "\" is a " + type.getName() + ", not a " + LaneGate.class.getName());
+        }
+        // LaneBuilder.build() refuses it too, but only once the web server is being made.
+        if (e.getValue().getOverflow() == LanesProperties.Overflow.CALLER_RUNS) {
+          throw new LanesPropertyException(at + "overflow", "caller-runs", "lane \"" + e.getKey()
+              + "\": a gate cannot go with overflow caller-runs: the caller would run the task without"
+              + " passing the gate (gate " + gate + ")");
+        }
       }
     }
     checkLaneSetSettings(properties);

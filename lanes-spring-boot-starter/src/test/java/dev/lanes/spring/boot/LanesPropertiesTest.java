@@ -251,6 +251,34 @@ class LanesPropertiesTest {
     return Arguments.of(properties, property, value);
   }
 
+  /** The gate's checks come before the web server too: the bean, its type, and no caller-runs. */
+  @Test
+  void aGateMustBeALaneGateBeanAndRulesOutCallerRuns() {
+    dev.lanes.LaneGate gate = ready -> outcome -> {};
+    ApplicationContextRunner withBeans = runner
+        .withBean("cap", dev.lanes.LaneGate.class, () -> gate)
+        .withBean("notAGate", String.class, () -> "no");
+    for (String[] c : new String[][] {
+        {"lanes.instances.db.gate=nope", "lanes.instances.db.gate", "no LaneGate bean named \"nope\""},
+        {"lanes.instances.db.gate=notAGate", "lanes.instances.db.gate", "is a java.lang.String, not a dev.lanes.LaneGate"},
+        {"lanes.instances.db.gate=cap,lanes.instances.db.overflow=caller-runs", "lanes.instances.db.overflow",
+            "a gate cannot go with overflow caller-runs"}}) {
+      withBeans
+          .withPropertyValues(("lanes.instances.db.kind=blocking,lanes.instances.db.concurrency=2," + c[0]).split(","))
+          .run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).isInstanceOfSatisfying(LanesPropertyException.class, e -> {
+              assertThat(e.property()).isEqualTo(c[1]);
+              assertThat(e.reason()).contains(c[2]);
+            });
+          });
+    }
+    withBeans
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=2",
+            "lanes.instances.db.gate=cap")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("badValues")
   void aBadValueFailsStartupNamingThePropertyAndTheValue(String properties, String property, String value) {
