@@ -60,8 +60,8 @@ import java.util.function.Function;
  * those with nothing to do stop counting as waiting (a woken worker with a task queued asks again).
  * Time-dependent changes (a partition becoming lendable, a reservation expiring) are noticed by a
  * check that runs every {@code recheckInterval} while any worker waits or any reservation is out,
- * on the JDK's delayed-task thread ({@link CompletableFuture#delayedExecutor}); nothing runs when
- * nobody waits.
+ * on the JDK's delayed-task thread ({@link CompletableFuture#delayedExecutor}); it is scheduled
+ * again only while something waits or is reserved.
  *
  * <p><b>State and locking.</b> Everything — per partition the held, reserved and waiting books,
  * when it was last active, its counts, and the shares' totals — is guarded by one {@link

@@ -192,6 +192,53 @@ class CheckoutAndReportsTest {
     assertThat(c.completed()).isEqualTo(checkoutDone.get());
   }
 
+  @Test
+  void reportsShedByItsOwnLaneWhileCheckoutHoldsThePermits() throws Exception {
+    PriorityShares db = PriorityShares.builder("db", TOTAL).partition("checkout", 0.7)
+        .partition("reports", 0.3).build();
+    Lane checkout = Lane.virtual("db-checkout", TOTAL).queueCapacity(1_000)
+        .gate(db.gate("checkout")).build();
+    Lane reports = Lane.virtual("db-reports", TOTAL).queueCapacity(1_000)
+        .shedWhenQueuedLongerThan(Duration.ofMillis(5), Duration.ofMillis(50))
+        .gate(db.gate("reports")).build();
+    AtomicBoolean go = new AtomicBoolean(true);
+    AtomicLong reportsShed = new AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    try {
+      for (int i = 0; i < CHECKOUT_CLIENTS; i++) {
+        threads.add(Thread.ofPlatform().name("checkout-client-" + i).start(() -> {
+          while (go.get()) {
+            checkout.submit(() -> sleepMillis(1, 3)).join();
+          }
+        }));
+      }
+      await().atMost(PATIENCE).until(() -> db.stats().partition("checkout").held() > 0);
+      threads.add(Thread.ofPlatform().name("reports-flooder").start(() -> {
+        while (go.get()) {
+          try {
+            reports.submit(() -> sleepMillis(5, 10));
+          } catch (LaneRejectedException e) {
+            if (e.reason() == dev.lanes.TaskOutcome.SHED) {
+              reportsShed.incrementAndGet();
+            }
+          }
+          LockSupport.parkNanos(FLOOD_PAUSE_NANOS);
+        }
+      }));
+      await().atMost(PATIENCE).until(() -> reportsShed.get() > 10);
+    } finally {
+      go.set(false);
+      for (Thread t : threads) {
+        t.join();
+      }
+      checkout.close();
+      reports.close();
+    }
+    assertThat(reports.stats().count(dev.lanes.TaskOutcome.SHED)).isEqualTo(reportsShed.get());
+    assertThat(checkout.stats().rejected()).isZero();
+    assertThat(db.stats().held()).isZero();
+  }
+
   static void track(AtomicInteger running, AtomicInteger most) {
     most.accumulateAndGet(running.incrementAndGet(), Math::max);
   }
