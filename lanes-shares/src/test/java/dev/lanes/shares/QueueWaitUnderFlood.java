@@ -26,14 +26,14 @@ import org.HdrHistogram.Histogram;
  * giving a mean of {@code load} × 7 tasks running. Reports' flood: 2 threads each submitting a
  * task that sleeps 5 ms every 200 µs (10,000 a second offered for a capacity of 600; most are
  * refused by reports' own full queue). Each phase builds fresh shares and lanes, warms up, then
- * records; phases alternate no-gate (checkout alone on a lane without a gate: the machine's own
- * noise), unloaded and loaded, {@code rounds} times.
+ * records; phases alternate (see {@link #PHASES}) {@code rounds} times (so the machine's changing load falls on all
+ * three alike); at the end of each load, the rounds pooled and the ratio loaded/unloaded of p99.
  *
  * <pre>
  * ./mvnw -q -pl lanes-shares -am test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test
  * java -cp lanes-shares/target/test-classes:lanes-shares/target/classes:$(cat lanes-shares/target/cp.txt) \
- *     dev.lanes.shares.QueueWaitUnderFlood [rounds=3] [warmSeconds=2] [seconds=8] [serviceMillis=5]
+ *     dev.lanes.shares.QueueWaitUnderFlood [rounds=6] [warmSeconds=1] [seconds=4] [serviceMillis=5]
  * </pre>
  */
 public final class QueueWaitUnderFlood {
@@ -46,32 +46,58 @@ public final class QueueWaitUnderFlood {
   private QueueWaitUnderFlood() {}
 
   public static void main(String[] args) throws Exception {
-    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
-    int warm = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-    int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 8;
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 6;
+    int warm = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+    int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 4;
     int serviceMillis = args.length > 3 ? Integer.parseInt(args[3]) : 5;
     System.out.printf("JDK %s, %d processors, load average %.2f%n", Runtime.version(),
         Runtime.getRuntime().availableProcessors(),
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    for (double load : new double[] {0.4, 0.7}) {
+    for (double load : new double[] {0.3, 0.5, 0.7}) {
       System.out.printf("%nCheckout load %.0f %% of its 7 guaranteed (mean %.1f running), tasks of"
           + " %d ms; queue wait in microseconds%n", load * 100, load * 7, serviceMillis);
       System.out.println("round  phase      tasks    p50     p90     p99     max   reports refused");
+      Map<String, Histogram> pooled = new java.util.LinkedHashMap<>();
+      Map<String, List<Long>> p99s = new java.util.LinkedHashMap<>();
       for (int r = 1; r <= rounds; r++) {
         for (String phase : PHASES) {
           Result x = phase(load, serviceMillis, phase, warm, seconds);
           Histogram h = x.waits;
+          pooled.computeIfAbsent(phase, k -> new Histogram(TimeUnit.SECONDS.toNanos(60), 3)).add(h);
+          p99s.computeIfAbsent(phase, k -> new ArrayList<>()).add(h.getValueAtPercentile(99));
           System.out.printf("%5d  %-9s %6d %7.0f %7.0f %7.0f %7.0f   %d%n", r, phase,
               h.getTotalCount(), us(h.getValueAtPercentile(50)),
               us(h.getValueAtPercentile(90)), us(h.getValueAtPercentile(99)), us(h.getMaxValue()),
               x.reportsRefused);
         }
       }
+      System.out.println("all rounds pooled:");
+      for (String phase : PHASES) {
+        Histogram h = pooled.get(phase);
+        List<Long> sorted = p99s.get(phase).stream().sorted().toList();
+        System.out.printf("       %-9s %6d %7.0f %7.0f %7.0f %7.0f   median of the rounds' p99 %.0f%n",
+            phase, h.getTotalCount(), us(h.getValueAtPercentile(50)),
+            us(h.getValueAtPercentile(90)), us(h.getValueAtPercentile(99)), us(h.getMaxValue()),
+            us(sorted.get(sorted.size() / 2)));
+      }
+      System.out.printf("loaded/unloaded p99: pooled %.2f, median of rounds %.2f%n",
+          pooled.get("loaded").getValueAtPercentile(99)
+              / (double) pooled.get("unloaded").getValueAtPercentile(99),
+          median(p99s.get("loaded")) / (double) median(p99s.get("unloaded")));
     }
   }
 
-  /** No gate (the lane alone, for the machine's own noise), checkout alone, with the flood. */
-  static final List<String> PHASES = List.of("no-gate", "unloaded", "loaded");
+  static long median(List<Long> values) {
+    List<Long> sorted = values.stream().sorted().toList();
+    return sorted.get(sorted.size() / 2);
+  }
+
+  /**
+   * No gate (a lane of 10 alone: the machine's own noise), "seven" (a lane of 7 alone, no gate:
+   * what a static partition of checkout's guaranteed 7 would give), checkout alone with the shares
+   * (it may borrow reports' 3), and with reports flooding (it has its 7).
+   */
+  static final List<String> PHASES = List.of("no-gate", "seven", "unloaded", "loaded");
 
   static double us(long nanos) {
     return nanos / 1_000.0;
@@ -84,8 +110,9 @@ public final class QueueWaitUnderFlood {
     boolean flood = phase.equals("loaded");
     PriorityShares db = PriorityShares.builder("db", TOTAL).partition("checkout", 0.7)
         .partition("reports", 0.3).build();
-    Map<String, Lane> lanes = phase.equals("no-gate")
-        ? Map.of("checkout", Lane.virtual("db-checkout", TOTAL).queueCapacity(10_000).build())
+    Map<String, Lane> lanes = phase.equals("no-gate") || phase.equals("seven")
+        ? Map.of("checkout", Lane.virtual("db-checkout", phase.equals("seven")
+            ? db.guaranteed("checkout") : TOTAL).queueCapacity(10_000).build())
         : db.lanes(p -> Lane.virtual("db-" + p, TOTAL)
             .queueCapacity(p.equals("checkout") ? 10_000 : 50));
     Lane checkout = lanes.get("checkout");
