@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Many submitters, random partitions (virtual and platform lanes), random task lengths, tasks
  * that throw, random cancellation, short idle and claim times so that lending, reclaiming and
- * expiring reservations all happen: at no moment do more than {@code total} tasks run, and at the
- * end no permit is held and every count adds up.
+ * expiring reservations all happen: at no moment do more than {@code total} tasks run, every
+ * snapshot taken meanwhile balances, and at the end no permit is held and every count adds up.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PrioritySharesStressTest {
@@ -98,9 +98,28 @@ class PrioritySharesStressTest {
         }
       }));
     }
+    // Meanwhile every snapshot balances: read under the one lock.
+    AtomicLong snapshots = new AtomicLong();
+    Thread reader = Thread.ofPlatform().name("snapshot-reader").start(() -> {
+      while (submitters.stream().anyMatch(Thread::isAlive)) {
+        SharesStats s = db.stats();
+        snapshots.incrementAndGet();
+        if (s.held() + s.reserved() + s.free() != TOTAL || s.free() < 0) {
+          failures.add(new AssertionError("unbalanced: " + s));
+        }
+        for (PartitionStats p : s.partitions()) {
+          if (p.granted() - p.exited() != p.held() || p.borrowed() != Math.max(0, p.held() - p.guaranteed())) {
+            failures.add(new AssertionError("unbalanced: " + p));
+          }
+        }
+        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+      }
+    });
     for (Thread t : submitters) {
       t.join();
     }
+    reader.join();
+    assertThat(snapshots.get()).isPositive();
     lanes.values().forEach(Lane::close);
     assertThat(failures).isEmpty();
 
