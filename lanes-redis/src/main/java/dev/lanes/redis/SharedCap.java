@@ -57,6 +57,24 @@ import java.util.function.Consumer;
  * or at once if it went unused. A grant nobody takes within a retry interval (its worker left: the
  * task was taken by another worker, or the lane shut down) is released.
  *
+ * <p><b>Keeping a permit (issue #27).</b> A global permit whose task ended is not released at
+ * once: it is <em>kept</em> ({@code kept}), still held in Redis, for the lane's next queued task,
+ * and the next {@code tryEnter} takes it without a call to Redis. The gate cannot see the lane's
+ * queue; it relies on the worker loop instead: a worker that ends a task asks the gate again at
+ * once (microseconds) if a task is queued, and does not ask if none is. So a kept permit that no
+ * worker took within {@link #KEEP_IDLE_NANOS} (1 ms) means the queue emptied, and {@code
+ * sweepKept} (on the scheduler thread, scheduled only while permits are kept) releases it. A
+ * permit goes back to Redis, for the oldest waiter of any instance, when its <em>quantum</em> is
+ * used: {@code quantumTasks} tasks or {@code quantum} of time since a task first took it, whichever
+ * comes first; so each instance pays one acquire and one release per quantum instead of per task,
+ * and instances that all want more than their share take turns a quantum at a time (Redis's
+ * oldest-waiter-first order). A permit is in exactly one of {@code unclaimed}, {@code running} and
+ * {@code kept} at a time, moved between them under {@code lock}, and only {@code tryEnter} moves
+ * one into {@code running}: a permit is held by at most one running task at any instant. Kept
+ * permits are renewed with the running ones, withdrawn (released) when Redis is lost or the cap
+ * closes, and never kept off {@code GLOBAL} health or for a pass that ran no task; local-share
+ * passes are never kept.
+ *
  * <p><b>State and locking.</b> Waiters, unclaimed grants, passes out, health and counts are
  * guarded by {@code lock}. Redis is never called under the lock, and neither is a {@code ready}:
  * both are collected as actions and run after it is released. Replies are handled on this shared
@@ -240,8 +258,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   // The gate
 
   /**
-   * A worker of the lane asks to start a task: a pass if a granted permit is at hand (or, on the
-   * local share, if the share has room), {@link LaneGate#REFUSE} while Redis is away under
+   * A worker of the lane asks to start a task: a pass if a kept or granted permit is at hand (or,
+   * on the local share, if the share has room), {@link LaneGate#REFUSE} while Redis is away under
    * fail-fast or after {@link #close()}, else null (a permit is asked for; {@code ready} runs when
    * one is granted).
    */
