@@ -212,6 +212,35 @@ class KeptPermitTest {
   }
 
   @Test
+  void aPermitGoesBackAfterItsQuantumOfTime() throws Exception {
+    int tasks = 40;
+    long taskMillis = 5; // a sleep lasts at least this long
+    Duration quantum = Duration.ofMillis(20); // so a permit serves at most 4 of these tasks
+    CountDownLatch allQueued = new CountDownLatch(1);
+    try (SharedCap shared = SharedCap.builder("kept-time", redis.uri()).cap(1)
+            .lease(LONG_LEASE).quantum(quantum).quantumTasks(1_000_000).build();
+        Lane lane = Lane.virtual("kept-time", 1).queueCapacity(tasks).gate(shared).build()) {
+      List<CompletableFuture<?>> futures = new ArrayList<>();
+      futures.add(lane.submit(() -> allQueued.await(WAIT_SECONDS, TimeUnit.SECONDS)));
+      for (int i = 1; i < tasks; i++) {
+        futures.add(lane.submit(() -> {
+          Thread.sleep(taskMillis);
+          return null;
+        }));
+      }
+      allQueued.countDown();
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+          .get(WAIT_SECONDS, TimeUnit.SECONDS);
+      SharedCapStats s = shared.stats();
+      long perPermit = quantum.toMillis() / taskMillis; // 4
+      assertThat(s.permitsGranted()).isGreaterThanOrEqualTo((tasks - 1) / perPermit);
+      assertThat(s.tasksOnKeptPermits()).isLessThanOrEqualTo(tasks - (tasks - 1) / perPermit);
+      assertBooksBalance(lane.stats());
+    }
+    assertThat(holdersInRedis("kept-time")).isZero();
+  }
+
+  @Test
   void aZeroQuantumTakesAPermitPerTask() throws Exception {
     int tasks = 200;
     try (SharedCap shared = SharedCap.builder("kept-zero", redis.uri()).cap(2)
