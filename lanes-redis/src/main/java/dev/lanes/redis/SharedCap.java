@@ -52,10 +52,11 @@ import java.util.function.Consumer;
  * waiting task holds no permit, and no permit is asked for a task that is not queued. A grant (the
  * acquire script's reply, or a pub/sub notice from a release anywhere) moves the permit to {@code
  * unclaimed} and runs the waiter's {@code ready}; the first worker to ask takes it. A pass is
- * renewed every {@code lease / 3} while its task runs and released when the lane exits it, however
- * the task ended (completed, failed, cancelled while it ran — only once its code has returned),
- * or at once if it went unused. A grant nobody takes within a retry interval (its worker left: the
- * task was taken by another worker, or the lane shut down) is released.
+ * renewed every {@code lease / 3} while its task runs and released (or kept for the next task:
+ * below) when the lane exits it, however the task ended (completed, failed, cancelled while it
+ * ran — only once its code has returned), or at once if it went unused. A grant nobody takes
+ * within a retry interval (its worker left: the task was taken by another worker, or the lane
+ * shut down) is released.
  *
  * <p><b>Keeping a permit (issue #27).</b> A global permit whose task ended is not released at
  * once: it is <em>kept</em> ({@code kept}), still held in Redis, for the lane's next queued task,
@@ -75,9 +76,9 @@ import java.util.function.Consumer;
  * closes, and never kept off {@code GLOBAL} health or for a pass that ran no task; local-share
  * passes are never kept.
  *
- * <p><b>State and locking.</b> Waiters, unclaimed grants, passes out, health and counts are
- * guarded by {@code lock}. Redis is never called under the lock, and neither is a {@code ready}:
- * both are collected as actions and run after it is released. Replies are handled on this shared
+ * <p><b>State and locking.</b> Waiters, unclaimed grants, passes out, kept permits, health and
+ * counts are guarded by {@code lock}. Redis is never called under the lock, and neither is a
+ * {@code ready}: both are collected as actions and run after it is released. Replies are handled on this shared
  * cap's own scheduler thread ({@code lanes-redis-<name>}), which also renews leases, probes Redis
  * while it is away, asks again for waiting permits (to keep their places, and to find a grant
  * whose notice was lost) and releases unclaimed grants. {@code globalInUse} and {@code

@@ -8,17 +8,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Measures how many tiny tasks a lane behind a {@link SharedCap} runs per second on one instance,
- * beside the same lane alone, and checks that the cap held (tasks running at once, counted inside
- * the tasks). Each task increments a counter and counts a latch down; one producer submits batches
- * of tasks (2,000 unless given) to a virtual lane of concurrency {@value #CAP} gated by a shared cap of
- * {@value #CAP}, and waits for each batch.
+ * beside the same lane alone, and the most tasks that ran at once (counted inside the tasks). Each task increments a counter and counts a latch down; one producer submits
+ * batches of tasks (2,000 unless given) to a virtual lane of concurrency {@value #CAP} gated by a
+ * shared cap of {@value #CAP}, and waits for each batch. Issue #27's figures (BENCHMARKS.md) come
+ * from it.
  *
  * <pre>
- * java -cp &lt;lanes-redis and its dependencies&gt; dev.lanes.redis.harness.SharedCapThroughput [seconds] [batch] [redis-uri]
+ * java -cp &lt;lanes-redis and its dependencies&gt; dev.lanes.redis.harness.SharedCapThroughput \
+ *     [seconds] [batch] [redis-uri]
  * </pre>
  *
  * Without a URI it starts a private redis-server ({@link RedisServerProcess}). The first third of
- * the time warms up and is not counted. It prints figures, it asserts nothing (but the peak).
+ * the time warms up and is not counted. It prints figures; it asserts nothing.
  */
 public final class SharedCapThroughput {
 
