@@ -31,7 +31,7 @@ class DropLogTest {
     LaneExecutor lane = books.track((LaneExecutor) Lane.blocking("drops", 1).queueCapacity(1)
         .overflow(OverflowPolicy.discardOldest()).ticker(clock::get).build());
     List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    Handler h = capture(logged);
+    Handler h = Work.captureLog(logged);
     List<Throwable> uncaught = new CopyOnWriteArrayList<>();
     Thread.UncaughtExceptionHandler before = Thread.currentThread().getUncaughtExceptionHandler();
     Thread.currentThread().setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
@@ -71,7 +71,7 @@ class DropLogTest {
         .overflow(OverflowPolicy.discardOldest()).exceptionHandler((t, e) -> handled.add(e))
         .build());
     List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    Handler h = capture(logged);
+    Handler h = Work.captureLog(logged);
     try {
       CountDownLatch release = Work.occupy(lane);
       for (int i = 0; i < 101; i++) {
@@ -92,20 +92,4 @@ class DropLogTest {
     return logged.stream().filter(r -> r.getMessage().contains("given to execute()")).toList();
   }
 
-  private static Handler capture(List<LogRecord> into) {
-    Handler h = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        into.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    Logger.getLogger("dev.lanes").addHandler(h);
-    return h;
-  }
 }

@@ -209,7 +209,7 @@ class LiveChangeTest {
     Consumer<SettingsChange> listener = heard::add;
     lane.onSettings(listener);
     List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    Handler h = capture(logged);
+    Handler h = Work.captureLog(logged);
     try {
       lane.change().queueCapacity(5).apply(); // the same: nothing
       assertThat(heard).isEmpty();
@@ -233,22 +233,6 @@ class LiveChangeTest {
     }
   }
 
-  private static Handler capture(List<LogRecord> into) {
-    Handler h = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        into.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    Logger.getLogger("dev.lanes").addHandler(h);
-    return h;
-  }
 
   @Test
   void saturationIsLoggedAtTheChosenLevelAndInfoByDefault() {
@@ -262,7 +246,7 @@ class LiveChangeTest {
       }
       LaneExecutor lane = books.track((LaneExecutor) b.build());
       List<LogRecord> logged = new CopyOnWriteArrayList<>();
-      Handler h = capture(logged);
+      Handler h = Work.captureLog(logged);
       try {
         CountDownLatch release = Work.occupy(lane);
         lane.execute(() -> {});

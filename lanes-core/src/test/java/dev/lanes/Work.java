@@ -144,6 +144,24 @@ final class Work {
     return h;
   }
 
+  /** Installs a handler on lanes' logger that adds every record to {@code into}; remove it when done. */
+  static java.util.logging.Handler captureLog(java.util.List<java.util.logging.LogRecord> into) {
+    java.util.logging.Handler h = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        into.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    java.util.logging.Logger.getLogger("dev.lanes").addHandler(h);
+    return h;
+  }
+
   /** The three things a lane can do on a starvation deadlock, for tests that try each. */
   enum OnDeadlock {
     REPORT,

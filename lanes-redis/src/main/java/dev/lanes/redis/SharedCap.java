@@ -52,14 +52,33 @@ import java.util.function.Consumer;
  * waiting task holds no permit, and no permit is asked for a task that is not queued. A grant (the
  * acquire script's reply, or a pub/sub notice from a release anywhere) moves the permit to {@code
  * unclaimed} and runs the waiter's {@code ready}; the first worker to ask takes it. A pass is
- * renewed every {@code lease / 3} while its task runs and released when the lane exits it, however
- * the task ended (completed, failed, cancelled while it ran — only once its code has returned),
- * or at once if it went unused. A grant nobody takes within a retry interval (its worker left: the
- * task was taken by another worker, or the lane shut down) is released.
+ * renewed every {@code lease / 3} while its task runs and released (or kept for the next task:
+ * below) when the lane exits it, however the task ended (completed, failed, cancelled while it
+ * ran — only once its code has returned), or at once if it went unused. A grant nobody takes
+ * within a retry interval (its worker left: the task was taken by another worker, or the lane
+ * shut down) is released.
  *
- * <p><b>State and locking.</b> Waiters, unclaimed grants, passes out, health and counts are
- * guarded by {@code lock}. Redis is never called under the lock, and neither is a {@code ready}:
- * both are collected as actions and run after it is released. Replies are handled on this shared
+ * <p><b>Keeping a permit (issue #27).</b> A global permit whose task ended is not released at
+ * once: it is <em>kept</em> ({@code kept}), still held in Redis, for the lane's next queued task,
+ * and the next {@code tryEnter} takes it without a call to Redis. The gate cannot see the lane's
+ * queue; it relies on the worker loop instead: a worker that ends a task asks the gate again at
+ * once (microseconds) if a task is queued, and does not ask if none is. So a kept permit that no
+ * worker took within {@link #KEEP_IDLE_NANOS} (1 ms) means the queue emptied, and {@code
+ * sweepKept} (on the scheduler thread, scheduled only while permits are kept) releases it. A
+ * permit goes back to Redis, for the oldest waiter of any instance, when its <em>quantum</em> is
+ * used: {@code quantumTasks} tasks or {@code quantum} of time since a task first took it, whichever
+ * comes first; so each instance pays one acquire and one release per quantum instead of per task,
+ * and instances that all want more than their share take turns a quantum at a time (Redis's
+ * oldest-waiter-first order). A permit is in exactly one of {@code unclaimed}, {@code running} and
+ * {@code kept} at a time, moved between them under {@code lock}, and only {@code tryEnter} moves
+ * one into {@code running}: a permit is held by at most one running task at any instant. Kept
+ * permits are renewed with the running ones, withdrawn (released) when Redis is lost or the cap
+ * closes, and never kept off {@code GLOBAL} health or for a pass that ran no task; local-share
+ * passes are never kept.
+ *
+ * <p><b>State and locking.</b> Waiters, unclaimed grants, passes out, kept permits, health and
+ * counts are guarded by {@code lock}. Redis is never called under the lock, and neither is a
+ * {@code ready}: both are collected as actions and run after it is released. Replies are handled on this shared
  * cap's own scheduler thread ({@code lanes-redis-<name>}), which also renews leases, probes Redis
  * while it is away, asks again for waiting permits (to keep their places, and to find a grant
  * whose notice was lost) and releases unclaimed grants. {@code globalInUse} and {@code
@@ -93,6 +112,13 @@ public final class SharedCap implements LaneGate, AutoCloseable {
 
   private static final AtomicLong INSTANCES = new AtomicLong();
 
+  /**
+   * A permit kept for the next task that no worker takes within this long is given back: the
+   * lane's queue emptied (a worker that finishes a task asks again within microseconds if a task
+   * is queued).
+   */
+  static final long KEEP_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   private final String name;
   private final int cap;
   private final Duration lease;
@@ -100,6 +126,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private final Duration renewInterval;
   private final Duration probeInterval;
   private final Duration retryInterval;
+  private final long quantumNanos;
+  private final int quantumTasks;
   private final FaultPolicy policy;
   private final RedisPermits permits;
   private final String instanceId;
@@ -122,8 +150,16 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private final LinkedHashSet<Runnable> parked = new LinkedHashSet<>();
   /** Permits granted to this instance that no worker has taken yet, oldest first. */
   private final ArrayDeque<Grant> unclaimed = new ArrayDeque<>();
-  /** Passes out: permit id → true if on the local share (no permit in Redis). */
-  private final HashMap<String, Boolean> running = new HashMap<>();
+  /** Passes out, by permit id: the permit each running task holds (or its local-share slot). */
+  private final HashMap<String, Held> running = new HashMap<>();
+  /**
+   * Global permits kept between tasks, held in Redis but by no running task, oldest kept first:
+   * the next worker to ask takes the newest (see "Keeping a permit" in the class comment).
+   */
+  private final ArrayDeque<Held> kept = new ArrayDeque<>();
+  /** Whether {@link #sweepKept} is scheduled. */
+  private boolean sweepScheduled;
+  private long tasksOnKeptPermits;
   private int runningOnLocalShare;
   /** Passes taken out of {@code running} whose release is not sent yet (close waits for them). */
   private int passesComingBack;
@@ -144,6 +180,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     this.renewInterval = b.lease.dividedBy(3);
     this.probeInterval = b.probeInterval;
     this.retryInterval = b.retryInterval;
+    this.quantumNanos = b.quantum.toNanos();
+    this.quantumTasks = b.quantumTasks;
     this.policy = b.policy;
     // pid@host, then a number unique in this JVM and a random part against a reused pid.
     this.instanceId = ManagementFactory.getRuntimeMXBean().getName() + "-"
@@ -221,8 +259,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   // The gate
 
   /**
-   * A worker of the lane asks to start a task: a pass if a granted permit is at hand (or, on the
-   * local share, if the share has room), {@link LaneGate#REFUSE} while Redis is away under
+   * A worker of the lane asks to start a task: a pass if a kept or granted permit is at hand (or,
+   * on the local share, if the share has room), {@link LaneGate#REFUSE} while Redis is away under
    * fail-fast or after {@link #close()}, else null (a permit is asked for; {@code ready} runs when
    * one is granted).
    */
@@ -239,19 +277,26 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         }
         case LOCAL_SHARE -> {
           if (runningOnLocalShare < policy.localShare()) {
-            String id = instanceId + ":" + ids.incrementAndGet();
-            running.put(id, Boolean.TRUE);
+            Held h = new Held(instanceId + ":" + ids.incrementAndGet(), true, 0);
+            running.put(h.id, h);
             runningOnLocalShare++;
-            return new Permit(id);
+            return new Permit(h);
           }
           parked.add(ready);
           return null;
         }
         case GLOBAL -> {
+          Held k = kept.pollLast(); // the newest: most likely the asking worker's own
+          if (k != null) {
+            running.put(k.id, k);
+            tasksOnKeptPermits++;
+            return new Permit(k);
+          }
           Grant g = unclaimed.poll();
           if (g != null) {
-            running.put(g.id, Boolean.FALSE);
-            return new Permit(g.id);
+            Held h = new Held(g.id, false, System.nanoTime());
+            running.put(h.id, h);
+            return new Permit(h);
           }
           if (!waiterOf.containsKey(ready)) {
             fresh = new Waiter(instanceId + ":" + ids.incrementAndGet(), ready);
@@ -269,32 +314,57 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     return null;
   }
 
-  /** A task's pass: its permit id; exited once by the lane (see {@link LaneGate.Pass}). */
+  /**
+   * One task's pass: the permit it holds. Exited once by the lane (see {@link LaneGate.Pass}); a
+   * second exit changes nothing, so a permit kept for the next task can never be kept twice.
+   */
   private final class Permit implements Pass {
-    final String id;
+    final Held held;
+    private boolean exited; // guarded by lock
 
-    Permit(String id) {
-      this.id = id;
+    Permit(Held held) {
+      this.held = held;
     }
 
     @Override
     public void exit(TaskOutcome outcome) {
-      passBack(id);
+      passBack(this, outcome);
     }
 
     @Override
     public String toString() {
-      return "permit " + id;
+      return "permit " + held.id;
     }
   }
 
-  private void passBack(String id) {
+  /**
+   * The lane gives a pass back. A global permit whose task ran, within its quantum, while Redis
+   * answers, is kept for the next task (no call to Redis); any other pass is released.
+   */
+  private void passBack(Permit pass, TaskOutcome outcome) {
     List<Runnable> wake = List.of();
+    Held h = pass.held;
+    String id = h.id;
     lock.lock();
     try {
-      if (Boolean.TRUE.equals(running.remove(id))) {
+      if (pass.exited) {
+        return;
+      }
+      pass.exited = true;
+      running.remove(id);
+      if (h.local) {
         runningOnLocalShare--;
         wake = takeParkedLocked(); // room on the local share
+      } else if (outcome != null && health == SharedCapHealth.GLOBAL) {
+        long now = System.nanoTime();
+        if (++h.tasks < quantumTasks && now - h.since < quantumNanos) {
+          h.keptAt = now;
+          kept.addLast(h);
+          if (!sweepScheduled) {
+            sweepScheduled = scheduleSweep(KEEP_IDLE_NANOS);
+          }
+          return;
+        }
       }
       passesComingBack++;
     } finally {
@@ -337,6 +407,10 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       withdrawn.add(g.id);
     }
     unclaimed.clear();
+    for (Held h : kept) {
+      withdrawn.add(h.id);
+    }
+    kept.clear();
     wake.addAll(takeParkedLocked());
     return withdrawn;
   }
@@ -435,7 +509,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         } else {
           releaseIt = true;
         }
-      } else if (!running.containsKey(id) && unclaimed.stream().noneMatch(g -> g.id.equals(id))) {
+      } else if (!heldHereLocked(id)) {
         releaseIt = true;
       }
     } finally {
@@ -450,9 +524,13 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   }
 
   private void release(String id) {
+    releaseAll(List.of(id));
+  }
+
+  private void releaseAll(List<String> ids) {
     CompletableFuture<Long> reply;
     try {
-      reply = permits.release(List.of(id)).toCompletableFuture();
+      reply = permits.release(ids).toCompletableFuture();
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
@@ -472,7 +550,59 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // The scheduler thread: retries, stale grants, renewals and probes
+  // The scheduler thread: kept permits, retries, stale grants, renewals and probes
+
+  /** Under lock: whether permit {@code id} is ours now (running, kept, or granted unclaimed). */
+  private boolean heldHereLocked(String id) {
+    return running.containsKey(id) || kept.stream().anyMatch(k -> k.id.equals(id))
+        || unclaimed.stream().anyMatch(g -> g.id.equals(id));
+  }
+
+  /** Under lock: schedules {@link #sweepKept} in {@code nanos}; false if closing. */
+  private boolean scheduleSweep(long nanos) {
+    try {
+      scheduler.schedule(this::sweepKept, nanos, TimeUnit.NANOSECONDS);
+      return true;
+    } catch (RejectedExecutionException closing) {
+      return false;
+    }
+  }
+
+  /**
+   * Gives back the permits kept for a next task that no worker took within {@link
+   * #KEEP_IDLE_NANOS}: the lane's queue emptied (its workers went idle instead of asking).
+   * Reschedules itself while permits are kept.
+   */
+  private void sweepKept() {
+    List<String> unused = new ArrayList<>();
+    lock.lock();
+    try {
+      long now = System.nanoTime();
+      while (!kept.isEmpty() && now - kept.peekFirst().keptAt >= KEEP_IDLE_NANOS) {
+        unused.add(kept.pollFirst().id);
+      }
+      sweepScheduled = !kept.isEmpty()
+          && scheduleSweep(kept.peekFirst().keptAt + KEEP_IDLE_NANOS - now);
+      passesComingBack += unused.isEmpty() ? 0 : 1;
+    } finally {
+      lock.unlock();
+    }
+    if (unused.isEmpty()) {
+      return;
+    }
+    try {
+      releaseAll(unused);
+    } finally {
+      lock.lock();
+      try {
+        if (--passesComingBack == 0 && running.isEmpty()) {
+          idle.signalAll();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
 
   private void retryWaiters() {
     List<Waiter> again;
@@ -516,6 +646,9 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       held = new ArrayList<>(running.keySet());
       for (Grant g : unclaimed) {
         held.add(g.id);
+      }
+      for (Held k : kept) {
+        held.add(k.id);
       }
       // Back from an outage: hold every grant until the other instances had time to probe and put
       // back the permits of the tasks they kept running (two probes and a call).
@@ -576,7 +709,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     try {
       putBack = 0;
       for (String id : r.reinstated()) {
-        if (running.containsKey(id)) {
+        if (running.containsKey(id) || kept.stream().anyMatch(k -> k.id.equals(id))) {
           putBack++;
         } else if (unclaimed.stream().noneMatch(g -> g.id.equals(id))) {
           stale.add(id); // ended between the snapshot and the renewal: give it back again
@@ -654,7 +787,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     try {
       return new SharedCapStats(name, cap, health, waiters.size(), unclaimed.size(),
           running.size() - runningOnLocalShare, runningOnLocalShare, globalInUse, globalWaiters,
-          granted, reinstated, refused, redisFailures);
+          granted, reinstated, refused, redisFailures, kept.size(), tasksOnKeptPermits);
     } finally {
       lock.unlock();
     }
@@ -665,7 +798,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     lock.lock();
     try {
       return "SharedCap[" + name + ": global cap " + cap + ", held here "
-          + (running.size() - runningOnLocalShare) + ", waiting " + waiters.size()
+          + (running.size() - runningOnLocalShare) + ", kept " + kept.size() + ", waiting "
+          + waiters.size()
           + ", health " + health + "]";
     } finally {
       lock.unlock();
@@ -740,6 +874,24 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     }
   }
 
+  /**
+   * A permit out of Redis's hands on this instance: running a task, or kept for the next one.
+   * Fields other than {@code id} and {@code local} are guarded by lock.
+   */
+  private static final class Held {
+    final String id;
+    final boolean local; // a slot of the local share: no permit in Redis, never kept
+    final long since; // when a task first took it: its quantum runs from here
+    int tasks; // tasks it ran since
+    long keptAt; // when it was last kept between tasks
+
+    Held(String id, boolean local, long since) {
+      this.id = id;
+      this.local = local;
+      this.since = since;
+    }
+  }
+
   /** A waiter: a permit asked for on behalf of one worker (its {@code ready}). */
   private static final class Waiter {
     final String id;
@@ -766,6 +918,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     private Duration callTimeout = Duration.ofMillis(500);
     private Duration probeInterval = Duration.ofMillis(200);
     private Duration retryInterval = Duration.ofMillis(200);
+    private Duration quantum = Duration.ofMillis(10);
+    private int quantumTasks = 1_000;
     private FaultPolicy policy = FaultPolicy.failFast();
 
     private Builder(String name, String redisUri) {
@@ -830,6 +984,34 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       return this;
     }
 
+    /**
+     * How long one global permit may serve this instance's queued tasks, one after the other,
+     * before it goes back to Redis for the oldest waiter of any instance (default 10 ms; 0 to
+     * 1 minute, and shorter than the lease). A permit goes back when the first of {@code quantum}
+     * and {@link #quantumTasks} is reached, or when the lane's queue empties. {@code
+     * Duration.ZERO}: a permit per task (one acquire and one release each), as before issue #27.
+     */
+    public Builder quantum(Duration quantum) {
+      Objects.requireNonNull(quantum, "quantum");
+      if (quantum.isNegative() || quantum.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw error("quantum must be between 0 ms and 60000 ms, was " + quantum.toMillis() + " ms");
+      }
+      this.quantum = quantum;
+      return this;
+    }
+
+    /**
+     * The most tasks one global permit runs on this instance before it goes back to Redis
+     * (default 1,000; 1 to 1,000,000; 1: a permit per task). See {@link #quantum}.
+     */
+    public Builder quantumTasks(int quantumTasks) {
+      if (quantumTasks < 1 || quantumTasks > 1_000_000) {
+        throw error("quantumTasks must be between 1 and 1000000, was " + quantumTasks);
+      }
+      this.quantumTasks = quantumTasks;
+      return this;
+    }
+
     /** What to do while Redis is away (default {@link FaultPolicy#failFast()}). */
     public Builder faultPolicy(FaultPolicy policy) {
       this.policy = Objects.requireNonNull(policy, "policy");
@@ -848,6 +1030,10 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       if (callTimeout.compareTo(lease.dividedBy(3)) >= 0) {
         throw error("callTimeout must be shorter than a third of the lease (" + lease.dividedBy(3)
             .toMillis() + " ms), was " + callTimeout.toMillis() + " ms");
+      }
+      if (quantum.compareTo(lease) >= 0) {
+        throw error("quantum must be shorter than the lease (" + lease.toMillis() + " ms), was "
+            + quantum.toMillis() + " ms");
       }
       if (retryInterval.compareTo(waiterLease.dividedBy(2)) >= 0) {
         throw error("retryInterval must be shorter than half the waiterLease ("

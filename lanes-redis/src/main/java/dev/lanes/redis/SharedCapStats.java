@@ -23,6 +23,10 @@ package dev.lanes.redis;
  * @param refused times the gate refused a queued task for good (Redis away under fail-fast, or
  *     closed): each ended one task of the lane as {@code GATE_REFUSED}
  * @param redisFailures calls to Redis that failed or timed out
+ * @param keptForNextTask global permits this instance holds between two tasks: kept (at most {@code
+ *     KEEP_IDLE}, 1 ms) for the next queued task of the lane, within the permit's quantum
+ * @param tasksOnKeptPermits tasks started with a permit kept from the task before (no call to
+ *     Redis); every other task with a global permit started with a permit granted by Redis
  */
 public record SharedCapStats(
     String cap,
@@ -37,10 +41,16 @@ public record SharedCapStats(
     long permitsGranted,
     long permitsReinstated,
     long refused,
-    long redisFailures) {
+    long redisFailures,
+    int keptForNextTask,
+    long tasksOnKeptPermits) {
 
-  /** This instance's part of the permits in use across instances, 0 to 1 (0 when none is used). */
+  /**
+   * This instance's part of the permits in use across instances (held by its running tasks or
+   * kept for its next), 0 to 1 (0 when none is used).
+   */
   public double share() {
-    return globalInUse == 0 ? 0 : Math.min(1.0, heldHere / (double) globalInUse);
+    return globalInUse == 0 ? 0
+        : Math.min(1.0, (heldHere + keptForNextTask) / (double) globalInUse);
   }
 }

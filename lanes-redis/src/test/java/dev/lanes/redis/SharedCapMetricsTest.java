@@ -7,6 +7,8 @@ import dev.lanes.Lane;
 import dev.lanes.redis.harness.RedisServerProcess;
 import dev.lanes.redis.micrometer.SharedCapMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,19 @@ class SharedCapMetricsTest {
       assertThat(registry.get("lanes.shared.permits.granted").functionCounter().count())
           .isGreaterThanOrEqualTo(2);
       assertThat(registry.get("lanes.shared.refused").functionCounter().count()).isZero();
+      assertThat(registry.get("lanes.shared.permits.kept").gauge().value())
+          .isEqualTo(shared.stats().keptForNextTask());
+      // Tiny tasks queued behind one another run on the permit kept from the task before.
+      CountDownLatch queued = new CountDownLatch(1);
+      List<CompletableFuture<?>> burst = new ArrayList<>();
+      burst.add(lane.submit(() -> queued.await(30, TimeUnit.SECONDS)));
+      for (int i = 0; i < 10; i++) {
+        burst.add(lane.submit(() -> 1));
+      }
+      queued.countDown();
+      CompletableFuture.allOf(burst.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      assertThat(registry.get("lanes.shared.tasks.on.kept.permits").functionCounter().count())
+          .isPositive().isEqualTo((double) shared.stats().tasksOnKeptPermits());
     }
   }
 }

@@ -26,8 +26,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * lane alone ({@code lane}, the baseline of the same run): one producer gives a batch of {@value
  * #BATCH} tasks and waits until all ran. Each task waits {@code taskMicros} (0: an empty task; 1000:
  * a 1 ms call's worth of waiting). The shared cap is never the tighter bound here (one instance,
- * the same cap), so the difference is the cost of the permits: one acquire call per free slot and
- * one release per task, on loopback. Score: tasks/s.
+ * the same cap), so the difference is the cost of the permits on loopback: since issue #27 a permit
+ * serves queued tasks for a quantum (10 ms or 1,000 tasks by default) before it is released and
+ * asked for again (before, one acquire per free slot and one release per task). Score: tasks/s.
  *
  * <p>The set-up starts a private {@code redis-server} per fork ({@link RedisServerProcess}).
  */

@@ -25,11 +25,13 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code lanes.shared.permits.held}</td><td>gauge</td><td>permits held by this instance's running tasks (its share)</td></tr>
  *   <tr><td>{@code lanes.shared.permits.waiting}</td><td>gauge</td><td>permits this instance is asking for</td></tr>
  *   <tr><td>{@code lanes.shared.permits.unclaimed}</td><td>gauge</td><td>permits granted here that no worker took yet</td></tr>
+ *   <tr><td>{@code lanes.shared.permits.kept}</td><td>gauge</td><td>permits held here between two tasks, kept for the next queued one</td></tr>
  *   <tr><td>{@code lanes.shared.local.share.running}</td><td>gauge</td><td>tasks running on the fault policy's local share</td></tr>
  *   <tr><td>{@code lanes.shared.health}</td><td>gauge, tag {@code state}</td><td>1 for the current state, 0 for the others</td></tr>
  *   <tr><td>{@code lanes.shared.permits.granted}</td><td>counter</td><td>permits granted to this instance</td></tr>
  *   <tr><td>{@code lanes.shared.refused}</td><td>counter</td><td>queued tasks the gate refused for good (the lane counts them as {@code gate_refused})</td></tr>
  *   <tr><td>{@code lanes.shared.permits.reinstated}</td><td>counter</td><td>permits of running tasks put back</td></tr>
+ *   <tr><td>{@code lanes.shared.tasks.on.kept.permits}</td><td>counter</td><td>tasks started on a permit kept from the task before (no call to Redis)</td></tr>
  *   <tr><td>{@code lanes.shared.redis.failures}</td><td>counter</td><td>calls to Redis that failed or timed out</td></tr>
  * </table>
  */
@@ -59,6 +61,9 @@ public final class SharedCapMetrics implements MeterBinder {
         s -> s.waitingForPermit());
     gauge(registry, "lanes.shared.permits.unclaimed",
         "permits granted to this instance that no worker has taken yet", s -> s.grantedUnclaimed());
+    gauge(registry, "lanes.shared.permits.kept",
+        "permits this instance holds between two tasks, kept for its next queued task",
+        s -> s.keptForNextTask());
     gauge(registry, "lanes.shared.local.share.running",
         "tasks running on the fault policy's local share, without a permit",
         s -> s.runningOnLocalShare());
@@ -71,6 +76,9 @@ public final class SharedCapMetrics implements MeterBinder {
         s -> s.permitsGranted());
     counter(registry, "lanes.shared.permits.reinstated",
         "permits of running tasks found missing from Redis and put back", s -> s.permitsReinstated());
+    counter(registry, "lanes.shared.tasks.on.kept.permits",
+        "tasks started with a permit kept from the task before (no call to Redis)",
+        s -> s.tasksOnKeptPermits());
     counter(registry, "lanes.shared.redis.failures", "calls to Redis that failed or timed out",
         s -> s.redisFailures());
     counter(registry, "lanes.shared.refused",

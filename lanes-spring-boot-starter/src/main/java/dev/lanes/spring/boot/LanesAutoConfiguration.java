@@ -37,6 +37,16 @@ import org.springframework.context.annotation.Import;
 @Import(LaneBeansRegistrar.class)
 public class LanesAutoConfiguration {
 
+  /** Label of the tasks the embedded Tomcat hands its lane ({@code lanes.server.lane}). */
+  public static final String TOMCAT_DISPATCH = "tomcat-dispatch";
+
+  /** Checks lanes.* before any bean is made and before the web server is created. */
+  @Bean
+  static LanesConfigurationCheck lanesConfigurationCheck(
+      org.springframework.core.env.ConfigurableEnvironment environment) {
+    return new LanesConfigurationCheck(environment);
+  }
+
   /** Every declared lane; closed (waiting for accepted tasks) when the context closes. */
   @Bean(name = "lanes", destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -55,10 +65,32 @@ public class LanesAutoConfiguration {
     });
   }
 
+  /** @Async without @EnableAsync (a WARN) and @Async naming no executor (start-up fails). */
+  @Bean
+  static LanesAsyncCheck lanesAsyncCheck(
+      org.springframework.beans.factory.config.ConfigurableListableBeanFactory beanFactory,
+      ObjectProvider<Lanes> lanes) {
+    return new LanesAsyncCheck(beanFactory, lanes);
+  }
+
   @Bean
   @ConditionalOnMissingBean
   LanesLifecycle lanesLifecycle(Lanes lanes, LanesProperties properties) {
     return new LanesLifecycle(lanes, properties.getShutdown().getAwaitTermination());
+  }
+
+  /**
+   * Live re-binding: with spring-cloud-context, its EnvironmentChangeEvent (a refresh) changes the
+   * running lanes whose lanes.instances.* keys changed.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+  static class LiveRebinding {
+    @Bean
+    LanesEnvironmentChangeListener lanesEnvironmentChangeListener(
+        Lanes lanes, org.springframework.core.env.Environment environment) {
+      return new LanesEnvironmentChangeListener(new LanesRebinder(lanes, environment));
+    }
   }
 
   /** Bound to every MeterRegistry by Spring Boot (it binds MeterBinder beans). */
@@ -101,7 +133,14 @@ public class LanesAutoConfiguration {
     }
   }
 
-  /** {@code lanes.server.lane=http}: the embedded Tomcat runs its requests in lane "http". */
+  /**
+   * {@code lanes.server.lane=http}: the embedded Tomcat runs its socket dispatches in lane "http",
+   * each a task labelled {@value #TOMCAT_DISPATCH}. A dispatch is what Tomcat hands its executor
+   * when a connection has something to read: it serves every request waiting there (one, or
+   * several pipelined ones); the client's close of a kept-alive connection, a keep-alive timeout
+   * or an error is a dispatch without a request. Tomcat does not say which it is when it hands
+   * the task over, so the lane cannot count requests apart.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass({TomcatProtocolHandlerCustomizer.class, ProtocolHandler.class})
   @ConditionalOnProperty("lanes.server.lane")
@@ -110,7 +149,7 @@ public class LanesAutoConfiguration {
     TomcatProtocolHandlerCustomizer<ProtocolHandler> lanesTomcatExecutor(
         Lanes lanes, LanesProperties properties) {
       Lane lane = lanes.lane(properties.getServer().getLane());
-      return handler -> handler.setExecutor(lane);
+      return handler -> handler.setExecutor(task -> lane.execute(TOMCAT_DISPATCH, task));
     }
   }
 }

@@ -12,11 +12,29 @@ import java.util.Map;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.jspecify.annotations.Nullable;
+import dev.lanes.Lane;
+import dev.lanes.LaneSettings;
+import java.time.Duration;
 
 /**
- * {@code /actuator/lanes}: every lane with its figures and sizing advice ({@link
- * SizingAdvisor#defaults()} on this machine's processors); {@code
- * /actuator/lanes/{name}} one lane. Times are in milliseconds.
+ * {@code /actuator/lanes}: every lane with its figures, settings and sizing advice ({@link
+ * SizingAdvisor#defaults()} on this machine's processors); {@code /actuator/lanes/{name}} one
+ * lane. Times are in milliseconds, settings' durations ISO-8601 ({@code PT0.2S}).
+ *
+ * <p>A POST to {@code /actuator/lanes/{name}} with a JSON object of any of the settings a running
+ * lane can change ({@link LiveSettings}: {@code concurrency}, {@code queueCapacity}, {@code
+ * overflow}, {@code blockTimeout}, {@code shedTarget}, {@code shedInterval}, {@code
+ * waitToRunRatio}, {@code fixedWaitThreshold}, {@code saturationWindow}, {@code
+ * saturationMinWait}, {@code enterAfter}, {@code exitAfter}) changes them at once, all or none,
+ * and answers the lane's settings; a refused value answers 400 with the builder's message and the
+ * lane keeps its settings.
+ *
+ * <p>Thread-safety: holds no state of its own; requests on several threads each make their own
+ * {@link dev.lanes.LaneChange}, which the lane applies one at a time (the later starts from what
+ * the earlier left).
  */
 @Endpoint(id = "lanes")
 public class LanesEndpoint {
@@ -28,7 +46,7 @@ public class LanesEndpoint {
   }
 
   private LaneView view(LaneStats s) {
-    return view(s, SizingAdvisor.defaults().advise(s, cores));
+    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings());
   }
 
   /** Every lane, in declaration order. */
@@ -49,7 +67,51 @@ public class LanesEndpoint {
     return view(l.stats());
   }
 
-  private static LaneView view(LaneStats s, SizingAdvice advice) {
+  /**
+   * Changes the lane's live settings, all at once or none (the lane logs the change once and tells
+   * its {@code onSettings} listeners). Durations as Spring Boot reads them: {@code 200ms}, {@code
+   * 5s}, {@code PT0.2S}; {@code shedTarget} 0 turns shedding off.
+   *
+   * @return 200 with the lane's settings now; 400 with {@code {"error": "<the builder's message>"}}
+   *     when a value is refused (nothing changed); 404 for an unknown lane
+   */
+  @WriteOperation
+  public WebEndpointResponse<Object> change(
+      @Selector String name,
+      @Nullable Integer concurrency,
+      @Nullable Integer queueCapacity,
+      LanesProperties.@Nullable Overflow overflow,
+      @Nullable Duration blockTimeout,
+      @Nullable Duration shedTarget,
+      @Nullable Duration shedInterval,
+      @Nullable Double waitToRunRatio,
+      @Nullable Duration fixedWaitThreshold,
+      @Nullable Duration saturationWindow,
+      @Nullable Duration saturationMinWait,
+      @Nullable Duration enterAfter,
+      @Nullable Duration exitAfter) {
+    if (!lanes.names().contains(name)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    Lane lane = lanes.lane(name);
+    LiveSettings wanted = new LiveSettings(concurrency, queueCapacity, overflow, blockTimeout, shedTarget,
+        shedInterval, waitToRunRatio, fixedWaitThreshold, saturationWindow, saturationMinWait, enterAfter,
+        exitAfter);
+    if (wanted.isEmpty()) {
+      return new WebEndpointResponse<>(Map.of("error", "lane \"" + name + "\": nothing to change; give any of "
+          + "concurrency, queueCapacity, overflow, blockTimeout, shedTarget, shedInterval, waitToRunRatio, "
+          + "fixedWaitThreshold, saturationWindow, saturationMinWait, enterAfter, exitAfter"),
+          WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+    try {
+      return new WebEndpointResponse<>(SettingsView.of(wanted.changeOf(lane).apply()));
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      return new WebEndpointResponse<>(Map.of("error", String.valueOf(e.getMessage())),
+          WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+  }
+
+  private static LaneView view(LaneStats s, SizingAdvice advice, LaneSettings settings) {
     Timings t = s.sinceStart();
     return new LaneView(
         s.kind().tag(),
@@ -75,7 +137,8 @@ public class LanesEndpoint {
             advice.recommendedConcurrency(),
             advice.recommendedQueueCapacity(),
             advice.warnings(),
-            advice.toText()));
+            advice.toText()),
+        SettingsView.of(settings));
   }
 
   private static Double finite(double v) {
@@ -109,7 +172,48 @@ public class LanesEndpoint {
       Times runTime,
       Times cpuTime,
       Double utilisation,
-      Advice sizingAdvice) {}
+      Advice sizingAdvice,
+      SettingsView settings) {}
+
+  /**
+   * A lane's live settings ({@link LaneSettings}) with the names the POST takes; durations as
+   * ISO-8601 text, {@code overflow} as {@code reject}, {@code caller-runs}, {@code block-caller} or
+   * {@code discard-oldest} with {@code blockTimeout} beside it; {@code shedTarget} and {@code
+   * shedInterval} null when shedding is off, {@code fixedWaitThreshold} null when the ratio rule
+   * is used.
+   */
+  public record SettingsView(
+      int concurrency,
+      int queueCapacity,
+      String overflow,
+      String blockTimeout,
+      String shedTarget,
+      String shedInterval,
+      double waitToRunRatio,
+      String fixedWaitThreshold,
+      String saturationWindow,
+      String saturationMinWait,
+      String enterAfter,
+      String exitAfter) {
+
+    static SettingsView of(LaneSettings s) {
+      String overflow = s.overflow().toString(); // "block-caller(PT1S)" carries its timeout
+      String blockTimeout = null;
+      int paren = overflow.indexOf('(');
+      if (paren >= 0) {
+        blockTimeout = overflow.substring(paren + 1, overflow.length() - 1);
+        overflow = overflow.substring(0, paren);
+      }
+      return new SettingsView(s.concurrency(), s.queueCapacity(), overflow, blockTimeout,
+          s.shedding() ? s.shedTarget().toString() : null, s.shedding() ? s.shedInterval().toString() : null,
+          s.waitToRunRatio(), text(s.fixedWaitThreshold()), text(s.saturationWindow()),
+          text(s.saturationMinWait()), text(s.enterAfter()), text(s.exitAfter()));
+    }
+
+    private static String text(Duration d) {
+      return d == null ? null : d.toString();
+    }
+  }
 
   /** A distribution in milliseconds (null figures when nothing was measured). */
   public record Times(long count, Double meanMs, Double p50Ms, Double p90Ms, Double p99Ms, Double maxMs) {}

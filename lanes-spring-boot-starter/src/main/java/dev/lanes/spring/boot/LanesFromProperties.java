@@ -43,6 +43,41 @@ final class LanesFromProperties {
       }
       lanes.add(b);
     }
+    checkLaneSetSettings(properties);
+    return Lanes.of(lanes.toArray(LaneBuilder[]::new));
+  }
+
+  /**
+   * Every check {@link #build} makes, without building a lane (no thread is started): run before
+   * the web server is created, so a bad value is the first failure of the start-up, not a cause
+   * under "Unable to start web server". {@code beanType} gives the type of the bean of a name, or null
+   * when there is none (or it cannot be told without making it).
+   */
+  static void check(LanesProperties properties, Function<String, Class<?>> beanType) {
+    for (Map.Entry<String, LanesProperties.Instance> e : properties.getInstances().entrySet()) {
+      builder(e.getKey(), e.getValue());
+      String gate = e.getValue().getGate();
+      if (gate != null) {
+        String at = PREFIX + e.getKey() + ".";
+        Class<?> type = beanType.apply(gate);
+        if (type == null || !LaneGate.class.isAssignableFrom(type)) {
+          throw new LanesPropertyException(at + "gate", gate, type == null
+              ? "no LaneGate bean named \"" + gate + "\" in the application"
+              : "bean \"" + gate + "\" is a " + type.getName() + ", not a " + LaneGate.class.getName());
+        }
+        // LaneBuilder.build() refuses it too, but only once the web server is being made.
+        if (e.getValue().getOverflow() == LanesProperties.Overflow.CALLER_RUNS) {
+          throw new LanesPropertyException(at + "overflow", "caller-runs", "lane \"" + e.getKey()
+              + "\": a gate cannot go with overflow caller-runs: the caller would run the task without"
+              + " passing the gate (gate " + gate + ")");
+        }
+      }
+    }
+    checkLaneSetSettings(properties);
+  }
+
+  private static void checkLaneSetSettings(LanesProperties properties) {
+    Map<String, LanesProperties.Instance> instances = properties.getInstances();
     requireDeclared("lanes.task-executor", properties.getTaskExecutor(), instances);
     requireDeclared("lanes.server.lane", properties.getServer().getLane(), instances);
     Duration await = properties.getShutdown().getAwaitTermination();
@@ -50,10 +85,9 @@ final class LanesFromProperties {
       throw new LanesPropertyException(
           "lanes.shutdown.await-termination", await, "must be zero or positive");
     }
-    if (lanes.isEmpty()) {
+    if (instances.isEmpty()) {
       throw new LanesPropertyException("lanes.instances", null, "declare at least one lane");
     }
-    return Lanes.of(lanes.toArray(LaneBuilder[]::new));
   }
 
   private static void requireDeclared(
@@ -123,7 +157,75 @@ final class LanesFromProperties {
         overflow == LanesProperties.Overflow.BLOCK_CALLER ? blockTimeout : overflow,
         () -> b.overflow(policy));
     b.daemon(p.isDaemon());
+    health(at, p, b);
     return b;
+  }
+
+  /** The health settings: saturation, hysteresis, deadlock detection, log level, shedding. */
+  private static void health(String at, LanesProperties.Instance p, LaneBuilder b) {
+    if (p.getWaitToRunRatio() != null && p.getFixedWaitThreshold() != null) {
+      throw new LanesPropertyException(at + "fixed-wait-threshold", p.getFixedWaitThreshold(),
+          "set either " + at + "wait-to-run-ratio or " + at + "fixed-wait-threshold, not both (ratio is "
+              + p.getWaitToRunRatio() + ")");
+    }
+    if (p.getWaitToRunRatio() != null) {
+      check(at + "wait-to-run-ratio", p.getWaitToRunRatio(),
+          () -> b.saturatedWhenWaitExceedsRun(p.getWaitToRunRatio()));
+    }
+    if (p.getFixedWaitThreshold() != null) {
+      check(at + "fixed-wait-threshold", p.getFixedWaitThreshold(),
+          () -> b.saturatedWhenWaitExceeds(p.getFixedWaitThreshold()));
+    }
+    if (p.getSaturationWindow() != null) {
+      check(at + "saturation-window", p.getSaturationWindow(),
+          () -> b.saturationWindow(p.getSaturationWindow()));
+    }
+    if (p.getSaturationMinWait() != null) {
+      check(at + "saturation-min-wait", p.getSaturationMinWait(),
+          () -> b.saturationMinWait(p.getSaturationMinWait()));
+    }
+    requireTogether(at, "enter-after", p.getEnterAfter(), "exit-after", p.getExitAfter());
+    if (p.getEnterAfter() != null) {
+      checkPair(at + "enter-after", p.getEnterAfter(), at + "exit-after", p.getExitAfter(), "exitAfter",
+          () -> b.saturationHysteresis(p.getEnterAfter(), p.getExitAfter()));
+    }
+    if (p.getDeadlockDetection() != null) {
+      check(at + "deadlock-detection", p.getDeadlockDetection(),
+          () -> b.deadlockDetection(p.getDeadlockDetection()));
+    }
+    if (p.getHealthLogLevel() != null) {
+      check(at + "health-log-level", p.getHealthLogLevel(), () -> b.healthLogLevel(p.getHealthLogLevel()));
+    }
+    requireTogether(at, "shed-target", p.getShedTarget(), "shed-interval", p.getShedInterval());
+    if (p.getShedTarget() != null) {
+      checkPair(at + "shed-target", p.getShedTarget(), at + "shed-interval", p.getShedInterval(),
+          "shedding interval", () -> b.shedWhenQueuedLongerThan(p.getShedTarget(), p.getShedInterval()));
+    }
+  }
+
+  /** Settings the builder takes in one call: both or neither. */
+  private static void requireTogether(String at, String one, Object a, String other, Object c) {
+    if ((a == null) != (c == null)) {
+      String missing = a == null ? one : other;
+      String given = a == null ? other : one;
+      throw new LanesPropertyException(at + missing, null,
+          "required with " + at + given + " (" + given + " is " + (a == null ? c : a) + ")");
+    }
+  }
+
+  /**
+   * Runs a builder step that takes two settings; its message names the second when it is the bad
+   * one ({@code secondMarker} in the message), and the failure then names the second property.
+   */
+  private static void checkPair(String first, Object firstValue, String second, Object secondValue,
+      String secondMarker, Supplier<?> step) {
+    try {
+      step.get();
+    } catch (IllegalArgumentException e) {
+      boolean secondIsBad = e.getMessage() != null && e.getMessage().contains(secondMarker);
+      throw new LanesPropertyException(secondIsBad ? second : first, secondIsBad ? secondValue : firstValue,
+          e.getMessage());
+    }
   }
 
   /** Runs a builder step; its IllegalArgumentException becomes a LanesPropertyException. */

@@ -114,6 +114,116 @@ public class LanesProperties {
     /** Name of a LaneGate bean every task of this lane passes before it starts, e.g. a lanes-redis SharedCap (the lane is closed before it). */
     private String gate;
 
+    /** The lane is SATURATED when its queue wait exceeds this many times its mean run time over the saturation window (default 1). Not with fixed-wait-threshold. */
+    private Double waitToRunRatio;
+
+    /** The lane is SATURATED when its queue wait exceeds this, whatever the run time (instead of wait-to-run-ratio). */
+    private Duration fixedWaitThreshold;
+
+    /** Sliding window of the saturation figures (default 5s). */
+    private Duration saturationWindow;
+
+    /** Waits below this never make the lane saturated (default 1ms). */
+    private Duration saturationMinWait;
+
+    /** How long the saturation (or rejection) condition must hold before the health worsens (default 1s; set with exit-after). */
+    private Duration enterAfter;
+
+    /** How long the condition must stop holding before the health is OK again (default 2s; set with enter-after). */
+    private Duration exitAfter;
+
+    /** How long a starvation deadlock seen only through futures lanes did not make must hold before it is reported (default 200ms). */
+    private Duration deadlockDetection;
+
+    /** Shedding: new tasks are refused while queued tasks have waited longer than this for a whole shed-interval (off unless set, with shed-interval; CoDel's classic values are 5ms and 100ms). */
+    private Duration shedTarget;
+
+    /** Shedding: how long waits must stay above shed-target before new tasks are refused (set with shed-target). */
+    private Duration shedInterval;
+
+    /** Level of the log lines for the lane's health changes between OK, SATURATED and REJECTING: trace, debug, info (default), warning, error or off. Deadlocks are always logged at WARNING. */
+    private System.Logger.Level healthLogLevel;
+
+    public System.Logger.Level getHealthLogLevel() {
+      return healthLogLevel;
+    }
+
+    public void setHealthLogLevel(System.Logger.Level healthLogLevel) {
+      this.healthLogLevel = healthLogLevel;
+    }
+
+    public Double getWaitToRunRatio() {
+      return waitToRunRatio;
+    }
+
+    public void setWaitToRunRatio(Double waitToRunRatio) {
+      this.waitToRunRatio = waitToRunRatio;
+    }
+
+    public Duration getFixedWaitThreshold() {
+      return fixedWaitThreshold;
+    }
+
+    public void setFixedWaitThreshold(Duration fixedWaitThreshold) {
+      this.fixedWaitThreshold = fixedWaitThreshold;
+    }
+
+    public Duration getSaturationWindow() {
+      return saturationWindow;
+    }
+
+    public void setSaturationWindow(Duration saturationWindow) {
+      this.saturationWindow = saturationWindow;
+    }
+
+    public Duration getSaturationMinWait() {
+      return saturationMinWait;
+    }
+
+    public void setSaturationMinWait(Duration saturationMinWait) {
+      this.saturationMinWait = saturationMinWait;
+    }
+
+    public Duration getEnterAfter() {
+      return enterAfter;
+    }
+
+    public void setEnterAfter(Duration enterAfter) {
+      this.enterAfter = enterAfter;
+    }
+
+    public Duration getExitAfter() {
+      return exitAfter;
+    }
+
+    public void setExitAfter(Duration exitAfter) {
+      this.exitAfter = exitAfter;
+    }
+
+    public Duration getDeadlockDetection() {
+      return deadlockDetection;
+    }
+
+    public void setDeadlockDetection(Duration deadlockDetection) {
+      this.deadlockDetection = deadlockDetection;
+    }
+
+    public Duration getShedTarget() {
+      return shedTarget;
+    }
+
+    public void setShedTarget(Duration shedTarget) {
+      this.shedTarget = shedTarget;
+    }
+
+    public Duration getShedInterval() {
+      return shedInterval;
+    }
+
+    public void setShedInterval(Duration shedInterval) {
+      this.shedInterval = shedInterval;
+    }
+
     public String getGate() {
       return gate;
     }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanes.Lane;
 import dev.lanes.LaneKind;
 import dev.lanes.LaneRejectedException;
+import dev.lanes.LaneSettings;
+import java.time.Duration;
 import dev.lanes.Lanes;
 import dev.lanes.TaskOutcome;
 import java.io.InputStream;
@@ -205,11 +207,76 @@ class LanesPropertiesTest {
         bad("lanes.instances.db.kind=cpu,lanes.instances.db.daemon=maybe", "lanes.instances.db.daemon", "maybe"),
         bad("lanes.instances.db.kind=cpu,lanes.task-executor=nope", "lanes.task-executor", "nope"),
         bad("lanes.instances.db.kind=cpu,lanes.server.lane=nope", "lanes.server.lane", "nope"),
-        bad("lanes.instances.db.kind=cpu,lanes.shutdown.await-termination=-1s", "lanes.shutdown.await-termination", "PT-1S"));
+        bad("lanes.instances.db.kind=cpu,lanes.shutdown.await-termination=-1s", "lanes.shutdown.await-termination", "PT-1S"),
+        // Health settings: the builder's messages, with the property.
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.wait-to-run-ratio=0", "lanes.instances.db.wait-to-run-ratio",
+            "saturation wait-to-run ratio must be a finite number > 0, was 0.0"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.fixed-wait-threshold=0s", "lanes.instances.db.fixed-wait-threshold",
+            "saturation wait must be > 0, was PT0S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.wait-to-run-ratio=2,lanes.instances.db.fixed-wait-threshold=1s",
+            "lanes.instances.db.fixed-wait-threshold", "not both"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.saturation-window=-5s", "lanes.instances.db.saturation-window",
+            "saturationWindow must be > 0, was PT-5S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.saturation-min-wait=-1ms", "lanes.instances.db.saturation-min-wait",
+            "saturationMinWait must be ≥ 0, was PT-0.001S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.enter-after=1s", "lanes.instances.db.exit-after",
+            "required with lanes.instances.db.enter-after"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.enter-after=1s,lanes.instances.db.exit-after=-2s",
+            "lanes.instances.db.exit-after", "saturationHysteresis exitAfter must be ≥ 0, was PT-2S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.enter-after=-1s,lanes.instances.db.exit-after=2s",
+            "lanes.instances.db.enter-after", "saturationHysteresis enterAfter must be ≥ 0, was PT-1S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.deadlock-detection=0s", "lanes.instances.db.deadlock-detection",
+            "deadlockDetection must be > 0, was PT0S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.shed-target=5ms", "lanes.instances.db.shed-interval",
+            "required with lanes.instances.db.shed-target"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.shed-target=2h,lanes.instances.db.shed-interval=1s",
+            "lanes.instances.db.shed-target", "shedding target must be > 0 and at most PT1H, was PT2H"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.shed-target=5ms,lanes.instances.db.shed-interval=0s",
+            "lanes.instances.db.shed-interval", "shedding interval must be > 0 and at most PT1H, was PT0S"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.health-log-level=loud", "lanes.instances.db.health-log-level", "loud"),
+        // Settings lanes does not have: refused, naming the nearest.
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.queue-size=5", "lanes.instances.db.queue-size",
+            "did you mean lanes.instances.db.queue-capacity?"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.concurency=5", "lanes.instances.db.concurency",
+            "did you mean lanes.instances.db.concurrency?"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.queueSize=5", "lanes.instances.db.queuesize",
+            "did you mean lanes.instances.db.queue-capacity?"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.shed-targt=5ms", "lanes.instances.db.shed-targt",
+            "did you mean lanes.instances.db.shed-target?"),
+        bad("lanes.instances.db.kind=cpu,lanes.instances.db.block-timout=1s", "lanes.instances.db.block-timout",
+            "did you mean lanes.instances.db.block-timeout?"));
   }
 
   private static Arguments bad(String properties, String property, String value) {
     return Arguments.of(properties, property, value);
+  }
+
+  /** The gate's checks come before the web server too: the bean, its type, and no caller-runs. */
+  @Test
+  void aGateMustBeALaneGateBeanAndRulesOutCallerRuns() {
+    dev.lanes.LaneGate gate = ready -> outcome -> {};
+    ApplicationContextRunner withBeans = runner
+        .withBean("cap", dev.lanes.LaneGate.class, () -> gate)
+        .withBean("notAGate", String.class, () -> "no");
+    for (String[] c : new String[][] {
+        {"lanes.instances.db.gate=nope", "lanes.instances.db.gate", "no LaneGate bean named \"nope\""},
+        {"lanes.instances.db.gate=notAGate", "lanes.instances.db.gate", "is a java.lang.String, not a dev.lanes.LaneGate"},
+        {"lanes.instances.db.gate=cap,lanes.instances.db.overflow=caller-runs", "lanes.instances.db.overflow",
+            "a gate cannot go with overflow caller-runs"}}) {
+      withBeans
+          .withPropertyValues(("lanes.instances.db.kind=blocking,lanes.instances.db.concurrency=2," + c[0]).split(","))
+          .run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).isInstanceOfSatisfying(LanesPropertyException.class, e -> {
+              assertThat(e.property()).isEqualTo(c[1]);
+              assertThat(e.reason()).contains(c[2]);
+            });
+          });
+    }
+    withBeans
+        .withPropertyValues("lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=2",
+            "lanes.instances.db.gate=cap")
+        .run(context -> assertThat(context).hasNotFailed());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -232,6 +299,53 @@ class LanesPropertiesTest {
       s.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
     }
     return s.toString();
+  }
+
+  /** In the process environment a dashed lane name cannot be told from a setting: not checked there. */
+  @Test
+  void unknownSettingsAreNotLookedForInTheProcessEnvironment() {
+    runner
+        .withPropertyValues("lanes.instances.db.kind=cpu")
+        .withInitializer(context -> context.getEnvironment().getPropertySources().addLast(
+            new org.springframework.core.env.SystemEnvironmentPropertySource(
+                "systemEnvironment", java.util.Map.of("LANES_INSTANCES_DB_QUEUESIZE", "5"))))
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
+  void everyHealthSettingIsAPropertyOfTheLane() {
+    runner
+        .withPropertyValues(
+            "lanes.instances.db.kind=blocking",
+            "lanes.instances.db.concurrency=3",
+            "lanes.instances.db.fixed-wait-threshold=40ms",
+            "lanes.instances.db.saturation-window=3s",
+            "lanes.instances.db.saturation-min-wait=2ms",
+            "lanes.instances.db.enter-after=500ms",
+            "lanes.instances.db.exit-after=4s",
+            "lanes.instances.db.deadlock-detection=300ms",
+            "lanes.instances.db.shed-target=5ms",
+            "lanes.instances.db.shed-interval=100ms",
+            "lanes.instances.db.health-log-level=warning",
+            "lanes.instances.ratio.kind=cpu",
+            "lanes.instances.ratio.wait-to-run-ratio=2.5")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Lanes lanes = context.getBean(Lanes.class);
+              LaneSettings db = lanes.lane("db").settings();
+              assertThat(db.fixedWaitThreshold()).isEqualTo(Duration.ofMillis(40));
+              assertThat(db.saturationWindow()).isEqualTo(Duration.ofSeconds(3));
+              assertThat(db.saturationMinWait()).isEqualTo(Duration.ofMillis(2));
+              assertThat(db.enterAfter()).isEqualTo(Duration.ofMillis(500));
+              assertThat(db.exitAfter()).isEqualTo(Duration.ofSeconds(4));
+              assertThat(db.shedTarget()).isEqualTo(Duration.ofMillis(5));
+              assertThat(db.shedInterval()).isEqualTo(Duration.ofMillis(100));
+              LaneSettings ratio = lanes.lane("ratio").settings();
+              assertThat(ratio.waitToRunRatio()).isEqualTo(2.5);
+              assertThat(ratio.fixedWaitThreshold()).isNull();
+              assertThat(ratio.shedding()).isFalse();
+            });
   }
 
   @Test

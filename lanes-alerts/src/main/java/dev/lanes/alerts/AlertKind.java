@@ -1,0 +1,24 @@
+package dev.lanes.alerts;
+
+/** What an {@link Alert} is about. Each (lane, kind) has its own episodes and silence window. */
+public enum AlertKind {
+  /**
+   * The lane's health has been SATURATED or worse (tasks wait in line longer than its threshold)
+   * for longer than {@link LaneAlerts.Builder#saturatedFor}.
+   */
+  SATURATED,
+  /**
+   * The lane refused or dropped tasks, all reasons together ({@code TaskOutcome.isRejection()}:
+   * queue full, shed, block timeout, …), faster than {@link
+   * LaneAlerts.Builder#rejectionsPerSecond} over its window; the evidence gives each reason's rate.
+   */
+  REJECTING,
+  /**
+   * A starvation deadlock the lane could not prove (its {@code HealthEvent} carries {@code
+   * suspectedDeadlock = 1}; see DESIGN.md, "Deadlocks"). Its episode ends when the lane's health
+   * is next OK.
+   */
+  DEADLOCK_SUSPECTED,
+  /** A proven starvation deadlock: the lane's health became DEADLOCKED. */
+  DEADLOCKED
+}

@@ -1,0 +1,149 @@
+package dev.lanes.spring.boot;
+
+import java.beans.IntrospectionException;
+import java.beans.Introspector;
+import java.beans.PropertyDescriptor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/**
+ * Checks {@code lanes.*} while the bean factory is being prepared — before any bean is made and
+ * before the embedded web server is created — so a bad value is the first and only failure of the
+ * start-up (issue #26: built later, inside the web server's creation, it came out as the cause of
+ * "Unable to start web server"). Checks every value as {@link LanesFromProperties} would, and
+ * refuses a setting under {@code lanes.instances.<name>} that lanes does not have, naming the
+ * nearest one.
+ *
+ * <p>Unknown settings are looked for in every property source but the process environment: there a
+ * lane name with a dash ({@code LANES_INSTANCES_PARTNER_API_KIND}) cannot be told from a setting.
+ */
+final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered {
+  private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("lanes.instances");
+
+  private final ConfigurableEnvironment environment;
+
+  LanesConfigurationCheck(ConfigurableEnvironment environment) {
+    this.environment = environment;
+  }
+
+  @Override
+  public int getOrder() {
+    return Ordered.HIGHEST_PRECEDENCE;
+  }
+
+  @Override
+  public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+    refuseUnknownSettings();
+    LanesProperties properties =
+        Binder.get(environment).bind("lanes", LanesProperties.class).orElseGet(LanesProperties::new);
+    LanesFromProperties.check(properties, name -> {
+      if (!beanFactory.containsBean(name)) {
+        return null;
+      }
+      Class<?> type = beanFactory.getType(name, false);
+      return type != null ? type : dev.lanes.LaneGate.class; // not known before it is made: building the lanes checks it
+    });
+  }
+
+  private void refuseUnknownSettings() {
+    List<String> known = settingNames();
+    for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+      if (!(source instanceof IterableConfigurationPropertySource iterable)
+          || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
+        continue;
+      }
+      for (ConfigurationPropertyName name : (Iterable<ConfigurationPropertyName>) iterable.stream()::iterator) {
+        if (!INSTANCES.isAncestorOf(name) || name.getNumberOfElements() < 4) {
+          continue;
+        }
+        String setting = name.getElement(3, Form.DASHED);
+        String given = name.getElement(3, Form.UNIFORM);
+        if (!given.equals("threads") && known.stream().noneMatch(k -> uniform(k).equals(given))) {
+          ConfigurationProperty property = source.getConfigurationProperty(name);
+          throw new LanesPropertyException(
+              name.toString(),
+              property == null ? null : property.getValue(),
+              "lanes has no setting \"" + setting + "\"; did you mean "
+                  + LanesFromProperties.PREFIX + name.getElement(2, Form.ORIGINAL) + "."
+                  + nearest(setting, known) + "? (settings of a lane: " + String.join(", ", known) + ")");
+        }
+      }
+    }
+  }
+
+  /** Every setting of a lane, dashed: the properties of {@link LanesProperties.Instance}. */
+  static List<String> settingNames() {
+    try {
+      List<String> names = new ArrayList<>();
+      for (PropertyDescriptor d :
+          Introspector.getBeanInfo(LanesProperties.Instance.class, Object.class).getPropertyDescriptors()) {
+        if (!d.getName().equals("threads")) { // the old name, refused with its own message
+          names.add(d.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT));
+        }
+      }
+      return names;
+    } catch (IntrospectionException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String uniform(String dashed) {
+    return dashed.replace("-", "");
+  }
+
+  /**
+   * The known name closest to {@code given} (ignoring dashes and case): the least edit distance,
+   * less twice the length of the common prefix, so {@code queue-size} finds {@code queue-capacity}.
+   */
+  static String nearest(String given, List<String> known) {
+    String best = known.getFirst();
+    int bestDistance = Integer.MAX_VALUE;
+    String g = uniform(given.toLowerCase(Locale.ROOT));
+    for (String k : known) {
+      String u = uniform(k);
+      int prefix = 0;
+      while (prefix < Math.min(g.length(), u.length()) && g.charAt(prefix) == u.charAt(prefix)) {
+        prefix++;
+      }
+      int d = distance(g, u) - 2 * prefix;
+      if (d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  /** Levenshtein distance. */
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
+  }
+}
