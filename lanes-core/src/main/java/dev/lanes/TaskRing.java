@@ -30,47 +30,45 @@ import java.util.concurrent.locks.ReentrantLock;
  * is counted by the lane, not here.
  *
  * <p><b>Growth (issue #27: an idle lane must hold little).</b> The array starts at {@value
- * #INITIAL_CAPACITY} slots and doubles (or more, to fit what the overflow holds) up to its bound,
- * {@code concurrency + queueCapacity} as built, rounded up to a power of two. The array lives in a
- * {@link Segment} read through the volatile {@code segment}; positions ({@code head}, {@code
- * tail}) are the ring's, not the segment's, so a new segment continues the same numbering. A
- * producer that finds its slot of the lap taken asks for growth ({@code growthWanted}); the switch
- * is made by whoever next finds the array empty while the overflow holds entries (a producer about
- * to spill, or a consumer about to take from the overflow), one at a time ({@code growLock}):
- * it allocates the new segment (its slots' sequences set for the lap that starts at {@code tail}),
- * sets the {@link #RESIZING} bit in {@code tail} by CAS (from then on no position can be claimed:
- * a producer that reads the bit spills, a CAS expecting the plain value fails), checks that {@code
- * head} equals {@code tail} (every claimed position was published and taken: the array is empty
- * and stays so), installs the segment, and clears the bit (in a finally: an abandoned switch
- * leaves the ring as it was). Nothing moves between segments, and FIFO order is the overflow's
- * rule below (the old array was empty; the overflow's entries are older than any the new array
- * will take, because producers keep spilling while the overflow is not empty).
+ * #INITIAL_CAPACITY} slots and doubles up to its bound, {@code concurrency + queueCapacity} as
+ * built, rounded up to a power of two. Positions ({@code head}, {@code tail}) are the ring's; an
+ * array is a {@link Segment} that serves the positions from its {@code start} on, and keeps the one
+ * before it ({@code prev}, serving the positions below) until every one of those was taken. A
+ * producer that finds its slot of the lap taken grows the ring itself, under {@code growLock}
+ * (another producer that finds the lock taken spills): it allocates a segment twice the size whose
+ * slots' sequences are set for the lap that starts at {@code tail}, sets the {@link #RESIZING}
+ * bit in {@code tail} by CAS (no position can be claimed meanwhile: a producer that reads the bit
+ * waits a few spins and then spills, a CAS expecting the plain value fails), installs the segment
+ * in the volatile {@code segment}, and clears the bit (in a finally). Nothing moves: entries below
+ * the new start are taken from the old segment, through {@code prev}; a consumer that takes from
+ * the newest segment unlinks {@code prev} (every position below its start was taken). So a burst
+ * grows the array as it comes, with no entry copied and none sent to the overflow on the way.
  *
- * <p>Why a stale segment is harmless. A producer reads {@code tail} (acquire) and then {@code
+ * <p>Which segment a position is in. A producer reads {@code tail} (acquire) and then {@code
  * segment}, checks the slot there and CASes {@code tail}; after a successful CAS it re-reads
- * {@code segment} and writes to that one. If a switch's bit was set after the CAS, the switch
- * waits for this entry to be published and taken, so the segment cannot change before the
- * re-read. If it was set before, {@code tail} read the same plain value at the CAS as before the
- * switch, so the switch happened exactly at this position, and the new segment's slot for it is
- * fresh (its sequence equals the position) — the re-read segment is the one to write to. A
- * consumer that checks a stale (retired) segment for a position at or past the switch sees a
- * sequence below {@code position + 1} (nothing is ever published there again), so it reports
- * "nothing published" and its caller re-checks; a consumer's CAS on {@code head} for a position
- * before the switch fails, since the switch needed {@code head} past it. The {@link #RESIZING}
- * bit is masked off wherever {@code tail} is read as a count ({@link #hasClaimed}, {@link #size},
- * {@link #appended}); {@code hasClaimed} then answers from the plain value, which is exact while
- * the bit is set (nothing can be claimed meanwhile). An {@code OutOfMemoryError} allocating a
- * segment ends growth for good (the overflow keeps taking what the array cannot); it is never
- * thrown to a submitter.
+ * {@code segment} and walks {@code prev} to the newest segment whose start is at most its
+ * position, and writes there. If a switch's bit was set after its CAS, the new segment starts past
+ * its position and the walk leads to the segment it checked (whose {@code prev} stays linked:
+ * its entry is not taken yet). If the bit was set before, {@code tail} read the same plain value at
+ * the CAS as before the switch, so the switch started exactly at this position, whose slot in the
+ * new segment is fresh (its sequence equals the position). A consumer reads {@code head}
+ * (acquire) and {@code segment} and walks the same way; if the segment it finds is not the one the
+ * position was published in (a switch at exactly that position, after its read), that segment's
+ * slot shows a sequence below {@code position + 1} — nothing is ever published there for it — so it
+ * reports "nothing published" and its caller re-checks; if {@code prev} is already unlinked,
+ * {@code head} has passed the position and it re-reads {@code head}. The {@link #RESIZING} bit is
+ * masked off wherever {@code tail} is read as a count ({@link #hasClaimed}, {@link #size}, {@link
+ * #appended}). An {@code OutOfMemoryError} allocating a segment ends growth for good (the
+ * overflow takes what the array cannot); it is never thrown to a submitter.
  *
  * <p><b>Overflow.</b> The array is bounded by {@code concurrency + queueCapacity} as built
- * (rounded up to a power of two), and it may be smaller while it grows, but a lane may hold more
- * entries than the array has slots:
+ * (rounded up to a power of two), but a lane may hold more entries than that (and an entry may find
+ * the array full while another thread grows it):
  * its concurrency may have been raised since, dead entries may take slots, and a consumer
  * descheduled between its CAS on {@code head} and its release of the slot keeps that slot from
  * the next lap however much room the lane has. The lane's admission bounds the entries, not the
- * array, so {@link #append} never refuses: an entry that finds its slot of the lap taken goes to
- * an unbounded linked overflow ({@code spill}), and so does every entry appended while the
+ * array, so {@link #append} never refuses: an entry that finds its slot of the lap taken, with
+ * the array at its bound (or being grown by another thread), goes to an unbounded linked overflow ({@code spill}), and so does every entry appended while the
  * overflow is not empty, which keeps the order (the array's entries are older than the
  * overflow's, and consumers take from the array first). {@code spilled} counts entries claimed in
  * the overflow: a producer adds one (a full fence) before it links the entry, a consumer takes
@@ -79,8 +77,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * remembers {@code tail} as it was spilled; a consumer takes it (peek, then remove that very
  * entry) only once {@code head} has reached that figure, so array entries claimed before it was
  * spilled go first even when the overflow emptied and the array filled again while the consumer
- * was between its look at the array and its take (Lincheck found that with three threads, once
- * growth widened the gap; it was there before growth too). Overflow entries are numbered
+ * was between its look at the array and its take (Lincheck found that with three threads). Overflow entries are numbered
  * from {@link #SPILL_BASE} (their own order), so positions stay unique.
  *
  * <p><b>Idle protocol.</b> A worker that finds the ring empty announces itself in {@code idle}
@@ -183,50 +180,64 @@ final class TaskRing {
   /** Slots a growing ring's array starts with (see "Growth"). */
   static final int INITIAL_CAPACITY = 64;
 
+  /** How often a producer that finds a switch under way re-reads {@code tail} before it spills. */
+  private static final int RESIZE_SPINS = 64;
+
   /** Set in {@code tail} while a switch of segments is under way (see "Growth"). */
   static final long RESIZING = 1L << 61;
 
   private static final VarHandle SEGMENT;
-  private static final VarHandle GROWTH_WANTED;
 
   static {
     try {
-      MethodHandles.Lookup l = MethodHandles.lookup();
-      SEGMENT = l.findVarHandle(TaskRing.class, "segment", Segment.class);
-      GROWTH_WANTED = l.findVarHandle(TaskRing.class, "growthWanted", boolean.class);
+      SEGMENT = MethodHandles.lookup().findVarHandle(TaskRing.class, "segment", Segment.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  /** One array of slots; replaced whole when the ring grows (see "Growth"). */
+  /** One array of slots, serving the positions from {@code start} on (see "Growth"). */
   static final class Segment {
     final int mask;
     /** Per slot, the position it waits for, truncated to an int (differences stay exact). */
     final int[] seq;
     final Object[] items;
     final long[] stamps;
+    /** The first position this segment serves. */
+    final long start;
+    /** The segment serving the positions below {@code start}; null once all of them were taken. */
+    volatile Segment prev;
 
-    /** A segment of {@code capacity} slots (a power of two) whose first lap starts at {@code from}. */
-    Segment(int capacity, long from) {
+    /** A segment of {@code capacity} slots (a power of two) from position {@code start} on. */
+    Segment(int capacity, long start, Segment prev) {
       this.mask = capacity - 1;
       this.seq = new int[capacity];
       this.items = new Object[capacity];
       this.stamps = new long[capacity];
+      this.start = start;
+      this.prev = prev;
       for (int i = 0; i < capacity; i++) {
-        seq[i] = (int) (from + ((i - from) & mask)); // the position of this lap that uses slot i
+        seq[i] = (int) (start + ((i - start) & mask)); // the position of this lap that uses slot i
       }
+    }
+
+    /**
+     * The segment serving {@code position}, from this one back through {@code prev}; null if
+     * {@code prev} was unlinked (then every position below this start was taken).
+     */
+    Segment serving(long position) {
+      Segment s = this;
+      while (s != null && position < s.start) {
+        s = s.prev;
+      }
+      return s;
     }
   }
 
-  /** The array in use; replaced only under growLock with the RESIZING bit set in tail. */
-  @SuppressWarnings("unused") // accessed through SEGMENT
+  /** The newest array; replaced only under growLock with the RESIZING bit set in tail. */
   private volatile Segment segment;
   /** The array's bound (a power of two); growth stops there. */
   private volatile int maxCapacity;
-  /** Some producer found the array full since the last switch (see "Growth"). */
-  @SuppressWarnings("unused") // accessed through GROWTH_WANTED
-  private volatile boolean growthWanted;
   private final ReentrantLock growLock = new ReentrantLock();
 
   /** A ring whose array has {@code capacity} slots (rounded up to a power of two) from the start. */
@@ -242,7 +253,7 @@ final class TaskRing {
     int max = roundUp(maxCapacity);
     int initial = Math.min(max, roundUp(initialCapacity));
     this.maxCapacity = max;
-    this.segment = new Segment(initial, 0);
+    this.segment = new Segment(initial, 0, null);
   }
 
   private static int roundUp(int capacity) {
@@ -285,50 +296,45 @@ final class TaskRing {
       if (t >= 0) {
         return t;
       }
-    } else if (growthWanted) {
-      tryGrow(); // the array may be empty by now (see "Growth")
     }
     return spill(item, stamp);
   }
 
   /**
-   * Switches to a larger array if growth was asked for, the array is empty and the overflow holds
-   * entries (see "Growth"); does nothing otherwise, or if another thread is switching.
+   * Grows the ring past {@code seen}, the newest segment a producer found full (see "Growth").
+   * True if the producer should look again (grown now or meanwhile), false if it should spill
+   * (the bound is reached, growth failed, or another thread holds the lock).
    */
-  void tryGrow() {
-    if (!growthWanted || spilled.get() == 0 || arrayHasClaimed() || !growLock.tryLock()) {
-      return;
+  private boolean grow(Segment seen) {
+    if (!growLock.tryLock()) {
+      return false;
     }
     try {
-      Segment old = segment;
-      int cap = old.mask + 1;
-      int max = maxCapacity;
-      long t = (long) TAIL.getVolatile(pos);
-      if (!growthWanted || cap >= max || (t & RESIZING) != 0 || (long) HEAD.getVolatile(pos) != t) {
-        return;
+      Segment current = segment;
+      if (current != seen) {
+        return true; // grown meanwhile
       }
-      // Room for what waits in the overflow now, at least double.
-      long fit = Math.max(2L * cap, 2L * Math.min(max, spilled.get()));
-      int target = (int) Math.min(max, Long.highestOneBit(fit - 1) << 1);
+      int cap = current.mask + 1;
+      if (cap >= maxCapacity) {
+        return false;
+      }
+      long t = (long) TAIL.getVolatile(pos);
       Segment grown;
       try {
-        grown = new Segment(target, t);
+        grown = new Segment((int) Math.min(maxCapacity, 2L * cap), t, current);
       } catch (OutOfMemoryError e) {
         maxCapacity = cap; // growth ends here; the overflow takes what the array cannot
-        GROWTH_WANTED.setVolatile(this, false);
-        return;
+        return false;
       }
       if (!TAIL.compareAndSet(pos, t, t | RESIZING)) {
-        return; // a producer claimed a position meanwhile: the array is not empty
+        return true; // tail moved since it was read: look again
       }
       try {
-        if ((long) HEAD.getVolatile(pos) == t) { // still empty, and nothing can be claimed now
-          SEGMENT.setVolatile(this, grown);
-          GROWTH_WANTED.setVolatile(this, false);
-        }
+        SEGMENT.setVolatile(this, grown);
       } finally {
         TAIL.setVolatile(pos, t);
       }
+      return true;
     } finally {
       growLock.unlock();
     }
@@ -357,22 +363,25 @@ final class TaskRing {
   long offer(Object item, long stamp) {
     Positions p = pos;
     long t = (long) TAIL.getAcquire(p);
+    int spins = 0;
     for (; ; ) {
-      if ((t & RESIZING) != 0) {
-        return -1; // a switch of arrays is under way: the overflow takes it (see "Growth")
+      if ((t & RESIZING) != 0) { // a switch of arrays is under way (see "Growth")
+        if (++spins > RESIZE_SPINS) {
+          return -1; // the overflow takes it
+        }
+        Thread.onSpinWait();
+        t = (long) TAIL.getAcquire(p);
+        continue;
       }
-      Segment seg = segment; // read after tail (see "Why a stale segment is harmless")
+      Segment seg = segment; // read after tail (see "Which segment a position is in")
       int i = (int) t & seg.mask;
       int s = (int) SEQ.getAcquire(seg.seq, i);
       int dif = s - (int) t;
       if (dif == 0) {
         long witness = (long) TAIL.compareAndExchange(p, t, t + 1);
         if (witness == t) {
-          Segment now = segment;
-          if (now != seg) { // the switch happened at exactly this position: its slot is fresh
-            seg = now;
-            i = (int) t & seg.mask;
-          }
+          seg = segment.serving(t); // never null: this position is not taken yet
+          i = (int) t & seg.mask;
           if (item instanceof LaneFuture<?> f && f.id == 0) {
             f.id = t + 1; // its number: the position it first took (kept if it is moved)
           }
@@ -383,10 +392,11 @@ final class TaskRing {
         }
         t = witness;
       } else if (dif < 0) {
-        if (!growthWanted && seg.mask + 1 < maxCapacity) {
-          GROWTH_WANTED.setVolatile(this, true);
+        // The slot of this lap is still occupied: grow, or report the array full.
+        if (seg.mask + 1 >= maxCapacity || !grow(seg)) {
+          return -1;
         }
-        return -1; // the slot of this lap is still occupied: full
+        t = (long) TAIL.getAcquire(p);
       } else {
         t = (long) TAIL.getAcquire(p);
       }
@@ -408,9 +418,6 @@ final class TaskRing {
     }
     if (arrayHasClaimed()) {
       return null; // an older entry is being published in the array: it comes first
-    }
-    if (growthWanted) {
-      tryGrow(); // the array is empty and the overflow is not: the moment to switch
     }
     Spilled x = spill.peek();
     if (x == null) {
@@ -434,7 +441,12 @@ final class TaskRing {
     Positions p = pos;
     long h = (long) HEAD.getAcquire(p);
     for (; ; ) {
-      Segment seg = segment; // a stale one only ever reports "not published" (see "Growth")
+      Segment newest = segment; // read after head (see "Which segment a position is in")
+      Segment seg = newest.serving(h);
+      if (seg == null) { // every position below the newest start was taken: h is stale
+        h = (long) HEAD.getAcquire(p);
+        continue;
+      }
       int i = (int) h & seg.mask;
       int s = (int) SEQ.getAcquire(seg.seq, i);
       int dif = s - (int) (h + 1);
@@ -446,6 +458,9 @@ final class TaskRing {
           into.position = h;
           seg.items[i] = null;
           SEQ.setRelease(seg.seq, i, (int) (h + seg.mask + 1));
+          if (seg == newest && seg.prev != null) {
+            seg.prev = null; // every position below its start was taken before this one
+          }
           return item;
         }
         h = witness;
@@ -506,7 +521,7 @@ final class TaskRing {
       }
       h = again;
     }
-    long inArray = Math.max(0, Math.min(capacity(), t - h));
+    long inArray = Math.max(0, t - h); // at most what the array's segments hold
     return (int) Math.min(Integer.MAX_VALUE, inArray + Math.max(0, spilled.get()));
   }
 
@@ -530,9 +545,9 @@ final class TaskRing {
    */
   Object peek(Taken into) {
     long h = (long) HEAD.getVolatile(pos);
-    Segment seg = segment;
-    int i = (int) h & seg.mask;
-    if ((int) SEQ.getAcquire(seg.seq, i) != (int) (h + 1)) {
+    Segment seg = segment.serving(h);
+    int i = seg == null ? 0 : (int) h & seg.mask;
+    if (seg == null || (int) SEQ.getAcquire(seg.seq, i) != (int) (h + 1)) {
       Spilled x = spilled.get() == 0 ? null : spill.peek();
       if (x == null) {
         return null;
@@ -692,8 +707,12 @@ final class TaskRing {
   void forEachEntry(java.util.function.Consumer<Object> action) {
     long h = (long) HEAD.getVolatile(pos);
     long t = tailPosition();
-    Segment seg = segment;
-    for (long p = h; p < t && p < h + seg.mask + 1; p++) {
+    Segment newest = segment;
+    for (long p = h; p < t && p < h + 2L * maxCapacity; p++) {
+      Segment seg = newest.serving(p);
+      if (seg == null) {
+        continue; // taken meanwhile
+      }
       int i = (int) p & seg.mask;
       if ((int) SEQ.getAcquire(seg.seq, i) == (int) (p + 1)) {
         Object x = ITEM.getAcquire(seg.items, i);

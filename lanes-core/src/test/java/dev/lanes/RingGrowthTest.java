@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 class RingGrowthTest {
 
   @Test
-  void theArrayGrowsWhenItEmptiesWithEntriesInTheOverflowAndKeepsTheOrder() {
+  void theArrayGrowsAsEntriesComeAndKeepsTheOrder() {
     TaskRing ring = new TaskRing(4, 64);
     assertThat(ring.capacity()).isEqualTo(4);
     assertThat(ring.maxCapacity()).isEqualTo(64);
@@ -28,15 +28,25 @@ class RingGrowthTest {
     for (int i = 0; i < 20; i++) {
       positions.add(ring.append(i, 100 + i));
     }
-    assertThat(ring.spilled()).isEqualTo(16); // the array took 4
+    // 4 slots for positions 0-3, a new array of 8 from position 4 (4-11), one of 16 from 12: the
+    // old arrays keep what they hold, and nothing went to the overflow.
+    assertThat(ring.capacity()).isEqualTo(16);
+    assertThat(ring.spilled()).isZero();
+    assertThat(positions).containsExactlyInAnyOrder(
+        0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L);
+    assertThat(ring.size()).isEqualTo(20);
+    assertThat(ring.appended()).isEqualTo(20);
+    List<Object> seen = new ArrayList<>();
+    ring.forEachEntry(seen::add);
+    assertThat(seen).hasSize(20).startsWith(0, 1, 2, 3, 4).endsWith(18, 19);
     TaskRing.Taken taken = new TaskRing.Taken();
-    for (int i = 0; i < 10; i++) { // the array's 4, then the overflow's: the switch on the way
+    for (int i = 0; i < 10; i++) { // the oldest first, from the old arrays
+      assertThat(ring.peek(new TaskRing.Taken())).isEqualTo(i);
       assertThat(ring.poll(taken)).isEqualTo(i);
       assertThat(taken.stamp).isEqualTo(100 + i);
+      assertThat(taken.position).isEqualTo(i);
     }
-    // Sized to fit what the overflow held when the array emptied (16, doubled), within the bound.
-    assertThat(ring.capacity()).isEqualTo(32);
-    for (int i = 20; i < 30; i++) { // the overflow is not empty: these still go there, in order
+    for (int i = 20; i < 30; i++) { // appends go on into the newest array meanwhile
       positions.add(ring.append(i, 100 + i));
     }
     for (int i = 10; i < 30; i++) {
@@ -44,36 +54,28 @@ class RingGrowthTest {
       assertThat(taken.stamp).isEqualTo(100 + i);
     }
     assertThat(ring.poll(taken)).isNull();
-    // Empty again: the new array takes entries, at the positions that follow the old array's.
-    long next = ring.append(30, 130);
-    assertThat(next).isEqualTo(4).isLessThan(TaskRing.SPILL_BASE);
-    positions.add(next);
-    for (int i = 31; i < 62; i++) {
-      positions.add(ring.append(i, 100 + i));
-    }
-    assertThat(ring.spilled()).isZero(); // 32 entries: the grown array holds them all
-    assertThat(positions).hasSize(62);
-    assertThat(ring.appended()).isEqualTo(62);
-    List<Object> seen = new ArrayList<>();
-    ring.forEachEntry(seen::add);
-    assertThat(seen).hasSize(32).startsWith(30, 31).endsWith(61);
-    assertThat(ring.peek(new TaskRing.Taken())).isEqualTo(30);
+    assertThat(ring.hasClaimed()).isFalse();
+    assertThat(ring.capacity()).isEqualTo(32); // position 28 found 12 still in its slot of 16
+    assertThat(positions).hasSize(30);
   }
 
   @Test
-  void theArrayNeverGrowsPastItsBound() {
+  void theArrayNeverGrowsPastItsBoundAndTheOverflowTakesTheRest() {
     TaskRing ring = new TaskRing(2, 8);
     TaskRing.Taken taken = new TaskRing.Taken();
     for (int round = 0; round < 5; round++) {
       for (int i = 0; i < 100; i++) {
         ring.append(i, i);
       }
+      assertThat(ring.capacity()).isEqualTo(8);
+      // The first round's arrays of 2, 4 and 8 hold 14; later the one array of 8 holds 8.
+      assertThat(ring.spilled()).isEqualTo(round == 0 ? 100 - 14 : 100 - 8);
       for (int i = 0; i < 100; i++) {
         assertThat(ring.poll(taken)).isEqualTo(i);
+        assertThat(taken.stamp).isEqualTo(i);
       }
-      assertThat(ring.capacity()).isLessThanOrEqualTo(8);
+      assertThat(ring.hasClaimed()).isFalse();
     }
-    assertThat(ring.capacity()).isEqualTo(8);
   }
 
   @Test
@@ -95,7 +97,9 @@ class RingGrowthTest {
       for (int i = 0; i < 10_000; i++) {
         assertThat(order.get(i)).isEqualTo(i);
       }
-      assertThat(l.ring.capacity()).isGreaterThanOrEqualTo(8_192).isLessThanOrEqualTo(16_384);
+      // Grown with the burst: arrays of 64, 128, ... 8,192 from successive positions hold it.
+      assertThat(l.ring.capacity()).isEqualTo(8_192);
+      assertThat(l.ring.spilled()).isZero();
       assertThat(lane.stats().submitted()).isEqualTo(10_001);
     }
   }

@@ -11,85 +11,82 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
- * {@link TaskRing}'s growth (issue #27): the switch to a larger array, made by a consumer that
- * finds the array empty and the overflow not, races a second consumer and a producer whose append
- * may find the overflow empty and go to the array — old or new — while the switch is under way.
- * Every entry is taken exactly once, with its own stamp, and C (queued before the producer
- * started) is never taken after D.
+ * {@link TaskRing}'s growth (issue #27). A ring of two growing to eight holds 2 in its first
+ * array and 3–6 in its second, which is full: one actor's append grows the ring (a new array from
+ * the position it claims), racing the other actor, which takes 2 and 3 and then appends — and may
+ * find the slot it wanted freed by its own take, checked in the old array, while the switch
+ * happens at exactly its position before its CAS. Every entry is taken exactly once, with its
+ * own stamp, in order (r1: entries taken right, 7 expected; r2: order broken; r3: torn or lost).
  */
 @JCStressTest
-@Outcome(id = "1, 1, 0", expect = ACCEPTABLE, desc = "each taken once, in order")
+@Outcome(id = "7, 0, 0", expect = ACCEPTABLE, desc = "each taken once, in order")
 @Outcome(id = ".*", expect = FORBIDDEN, desc = "an entry lost, duplicated, torn or out of order")
 @State
 public class GrowthStress {
-  private static final Integer A = 1;
-  private static final Integer B = 2;
-  private static final Integer C = 3;
-  private static final Integer D = 4;
+  /** How often the arbiter looks for an entry claimed but not found before it calls it lost. */
+  private static final int PATIENCE = 1_000_000;
 
   private final TaskRing ring = new TaskRing(2, 8);
-  private final TaskRing.Taken taken1 = new TaskRing.Taken();
-  private final TaskRing.Taken taken2 = new TaskRing.Taken();
-  private Object got1;
-  private Object got2;
+  private final TaskRing.Taken taken = new TaskRing.Taken();
+  private Object first;
+  private long firstStamp;
+  private Object second;
+  private long secondStamp;
 
   public GrowthStress() {
-    // A and B fill the array of two; C spills and asks for growth; A and B are taken: the array
-    // is empty, the overflow holds C, and the next consumer to look switches arrays.
-    ring.append(A, 101);
-    ring.append(B, 202);
-    ring.append(C, 303);
-    TaskRing.Taken t = new TaskRing.Taken();
-    ring.poll(t);
-    ring.poll(t);
+    for (int i = 1; i <= 6; i++) {
+      ring.append(i, i * 101L);
+    }
+    ring.poll(new TaskRing.Taken()); // 1
   }
 
+  /** Takes 2 and 3 (freeing the slot 3 held) and then appends 7 (two actors: the machine has 2 CPUs). */
   @Actor
-  public void consumer1() {
-    got1 = ring.poll(taken1);
+  public void consumerThenProducer() {
+    first = ring.poll(taken);
+    firstStamp = taken.stamp;
+    second = ring.poll(taken);
+    secondStamp = taken.stamp;
+    ring.append(7, 707);
   }
 
-  @Actor
-  public void consumer2() {
-    got2 = ring.poll(taken2);
-  }
-
+  /** Finds the second array full (unless 3 was taken already) and grows the ring. */
   @Actor
   public void producer() {
-    ring.append(D, 404);
+    ring.append(8, 808);
   }
 
   @Arbiter
   public void rest(III_Result r) {
-    boolean dTakenByActor = false;
-    dTakenByActor |= count(r, got1, taken1.stamp);
-    dTakenByActor |= count(r, got2, taken2.stamp);
+    int last = 1;
+    last = check(r, first, firstStamp, last);
+    last = check(r, second, secondStamp, last);
     TaskRing.Taken t = new TaskRing.Taken();
-    boolean sawD = dTakenByActor;
-    for (Object x; (x = ring.pollClaimed(t)) != null; ) {
-      if (x == C && sawD) {
-        r.r3 += 1; // C came out after D
+    for (int tries = 0; tries < PATIENCE && ring.hasClaimed(); tries++) {
+      Object x = ring.poll(t);
+      if (x != null) {
+        last = check(r, x, t.stamp, last);
       }
-      if (x == D) {
-        sawD = true;
-      }
-      count(r, x, t.stamp);
     }
-    if (ring.size() != 0 || ring.hasClaimed()) {
-      r.r3 += 10;
+    if (ring.hasClaimed()) {
+      r.r3 += 100; // claimed and never found: lost
     }
   }
 
-  /** Counts a taken entry; true if it was D. */
-  private static boolean count(III_Result r, Object x, long stamp) {
-    if (x == C && stamp == 303) {
-      r.r1++;
-    } else if (x == D && stamp == 404) {
-      r.r2++;
-      return true;
-    } else if (x != null) {
-      r.r3 += 100; // torn (an entry with another's stamp) or one taken twice (A, B)
+  /** Counts one taken entry; 2–6 must come in order, and before 7 and 8. */
+  private static int check(III_Result r, Object x, long stamp, int last) {
+    if (x == null) {
+      return last;
     }
-    return false;
+    int v = (Integer) x;
+    if (stamp != v * 101L) {
+      r.r3 += 10; // torn: an entry with another's stamp
+      return last;
+    }
+    r.r1++;
+    if (v <= 6 ? v != last + 1 : last < 6) {
+      r.r2++;
+    }
+    return Math.max(last, v);
   }
 }

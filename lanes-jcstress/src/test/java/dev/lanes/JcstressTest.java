@@ -23,7 +23,8 @@ class JcstressTest {
       "AdmissionStress.OneSlotTwoSubmitters", "AdmissionStress.ReleaseRacesAdmit",
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
       "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
-      "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll");
+      "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll",
+      "GrowthStress");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
