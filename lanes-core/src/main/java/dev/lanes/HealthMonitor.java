@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  *
  * <p><b>Concurrency design.</b> A lane's state lives under {@code lock}. It is evaluated by {@link
  * #tick(long)}, which the process-wide {@code lanes-health} daemon thread calls for every live
- * lane every {@value #TICK_MILLIS} ms (and tests may call through {@code checkHealth()} with a
+ * lane that is not resting (see "Resting") every {@value #TICK_MILLIS} ms (and tests may call through {@code checkHealth()} with a
  * fake clock), after a deadlock analysis of every lane. A worker about to block on a lanes future
  * triggers an analysis at once ({@link Deadlocks#workerWaits}), since that is the moment a cycle
  * forms. Nothing here runs on the task hot path. No user code runs under {@code lock}: listeners
