@@ -27,7 +27,8 @@ import java.util.Objects;
  * @param ended tasks that ended, by outcome (every outcome present, 0 where none)
  * @param queued accepted tasks that have neither started nor ended, as of the snapshot ({@code
  *     submitted − started −} the tasks that ended without running), never more than the room
- *     left beside the running ones
+ *     left beside the running ones — unless the queue capacity was lowered (a live change) below
+ *     what waited then: those tasks stay queued
  * @param oldestQueuedNanos how long the task at the head of the queue (the one waiting longest)
  *     has waited so far, 0 when the queue is empty: a task still waiting shows here before it
  *     ends and reaches the wait figures, so this is the earliest sign of saturation. Read without

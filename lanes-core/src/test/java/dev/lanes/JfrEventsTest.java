@@ -57,4 +57,26 @@ class JfrEventsTest {
       assertThat(e.getString("diagnostic")).contains("starvation deadlock");
     });
   }
+
+  @Test
+  void aSettingsChangeIsRecordedOnceAndOneThatChangesNothingIsNot() throws Exception {
+    Path file = Files.createTempFile("lanes", ".jfr");
+    try (Recording recording = new Recording()) {
+      recording.enable("dev.lanes.SettingsChange");
+      recording.start();
+      try (Lane lane = Lane.blocking("jfr-change", 1).queueCapacity(5).build()) {
+        lane.change().queueCapacity(5).apply(); // nothing changes: no event
+        lane.change().queueCapacity(7).apply();
+      }
+      recording.stop();
+      recording.dump(file);
+    }
+    List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+        .filter(e -> e.getEventType().getName().equals("dev.lanes.SettingsChange")).toList();
+    Files.deleteIfExists(file);
+    assertThat(events).singleElement().satisfies(e -> {
+      assertThat(e.getString("lane")).isEqualTo("jfr-change");
+      assertThat(e.getString("change")).isEqualTo("queueCapacity 5 → 7");
+    });
+  }
 }
