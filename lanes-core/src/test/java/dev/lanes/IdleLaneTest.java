@@ -161,10 +161,14 @@ class IdleLaneTest {
   }
 
   @Test
-  void anIdleLaneHoldsLittleHeapAndTheHealthThreadParks() throws Exception {
+  void anIdleLaneHoldsAtMostSixteenKilobytesAndRunsWhenWorkComes() throws Exception {
     var out = QueuedMemoryTest.runProbe(IdleLaneProbe.class, "-Xmx512m", "180", "20", "2");
     assertThat(out.get("exit")).as(out.get("output")).isEqualTo("0");
     assertThat(out.get("after_idle_result")).isEqualTo("42");
     assertThat(out.get("health_thread_found")).isEqualTo("true");
+    // Issue #27's goal: at most 16 KB for an idle lane with the default queue capacity (it was
+    // 431 KB: the ring's array at its bound and 56 histograms).
+    assertThat(Long.parseLong(out.get("heap_bytes_per_lane"))).as(out.get("output"))
+        .isLessThanOrEqualTo(16 * 1024);
   }
 }
