@@ -29,6 +29,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -339,5 +340,80 @@ class LiveChangesTest {
     assertThat(answered).contains(work.settings().concurrency() + "/" + work.settings().queueCapacity());
     System.out.printf("live changes under load: %d accepted, %d rejected, %d changes%n",
         accepted.size(), rejected.get(), answers.size());
+  }
+
+  /**
+   * Refreshes of the environment (a config server's push, {@code POST /actuator/refresh}) change
+   * the lane's concurrency and queue capacity ten times while three threads keep submitting:
+   * every accepted task runs once, the books balance, and the lane ends with the last refresh's
+   * values.
+   */
+  @Test
+  @Timeout(240)
+  void refreshesUnderLoadLoseNoTask() throws Exception {
+    LaneStats start = work.stats();
+    AtomicInteger ran = new AtomicInteger();
+    AtomicLong submitted = new AtomicLong();
+    AtomicLong rejected = new AtomicLong();
+    AtomicBoolean refreshing = new AtomicBoolean(true);
+    ConcurrentLinkedQueue<CompletableFuture<?>> accepted = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> submitters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      submitters.add(Thread.ofPlatform().name("submitter-" + i).start(() -> {
+        try {
+          go.await();
+          while (refreshing.get()) {
+            submitted.incrementAndGet();
+            try {
+              accepted.add(work.submit(() -> {
+                ran.incrementAndGet();
+                LockSupport.parkNanos(20_000);
+              }));
+            } catch (LaneRejectedException e) {
+              rejected.incrementAndGet();
+            }
+            LockSupport.parkNanos(50_000);
+          }
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      }));
+    }
+    go.countDown();
+    int concurrency = 0;
+    int capacity = 0;
+    try {
+      for (int r = 0; r < 10; r++) {
+        concurrency = ThreadLocalRandom.current().nextInt(1, 9);
+        capacity = ThreadLocalRandom.current().nextInt(5, 400);
+        refreshWith("lanes.instances.work.kind=blocking\n"
+            + "lanes.instances.work.concurrency=" + concurrency + "\n"
+            + "lanes.instances.work.queue-capacity=" + capacity + "\n");
+        assertThat(work.settings().concurrency()).isEqualTo(concurrency);
+        assertThat(work.settings().queueCapacity()).isEqualTo(capacity);
+      }
+    } finally {
+      refreshing.set(false);
+      for (Thread t : submitters) {
+        t.join(TimeUnit.SECONDS.toMillis(60));
+        assertThat(t.isAlive()).as(t.getName() + " finished").isFalse();
+      }
+    }
+    assertThat(failures).isEmpty();
+    CompletableFuture.allOf(accepted.toArray(CompletableFuture[]::new)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(ran.get()).isEqualTo(accepted.size());
+    LaneStats end = work.stats();
+    assertThat(end.submitted() - start.submitted()).isEqualTo(submitted.get());
+    assertThat(accepted.size() + rejected.get()).isEqualTo(submitted.get());
+    assertThat(end.completed() - start.completed()).isEqualTo(accepted.size());
+    assertThat(end.rejected() - start.rejected()).isEqualTo(rejected.get());
+    assertThat(end.submitted()).isEqualTo(end.endedTotal() + end.queued() + end.running());
+    assertThat(work.settings().concurrency()).isEqualTo(concurrency);
+    assertThat(work.settings().queueCapacity()).isEqualTo(capacity);
+    assertThat(accepted).isNotEmpty();
+    System.out.printf("refreshes under load: %d accepted, %d rejected, 10 refreshes%n",
+        accepted.size(), rejected.get());
   }
 }
