@@ -376,14 +376,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     try {
       release(id);
     } finally {
-      lock.lock();
-      try {
-        if (--passesComingBack == 0 && running.isEmpty()) {
-          idle.signalAll();
-        }
-      } finally {
-        lock.unlock();
-      }
+      passCameBack();
     }
     run(wake);
   }
@@ -593,14 +586,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     try {
       releaseAll(unused);
     } finally {
-      lock.lock();
-      try {
-        if (--passesComingBack == 0 && running.isEmpty()) {
-          idle.signalAll();
-        }
-      } finally {
-        lock.unlock();
-      }
+      passCameBack();
     }
   }
 
@@ -1052,6 +1038,18 @@ public final class SharedCap implements LaneGate, AutoCloseable {
 
     private IllegalArgumentException error(String message) {
       return new IllegalArgumentException("shared cap \"" + name + "\": " + message);
+    }
+  }
+
+  /** A pass that was on its way back has come back: {@code close()} waits for the last one. */
+  private void passCameBack() {
+    lock.lock();
+    try {
+      if (--passesComingBack == 0 && running.isEmpty()) {
+        idle.signalAll();
+      }
+    } finally {
+      lock.unlock();
     }
   }
 }
