@@ -260,12 +260,39 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /**
    * {@inheritDoc} Every element is checked before any is submitted: a null one throws {@code
-   * NullPointerException} and nothing reaches the lane.
+   * NullPointerException} and nothing reaches the lane. If the wait is interrupted (or a task is
+   * refused), the unfinished tasks are cancelled newest first: the queued ones before a running
+   * one is interrupted, whose worker would otherwise take the next queued task before its turn to
+   * be cancelled came ({@code ExecutorServiceConformanceTest}).
    */
   @Override
   public <T> List<java.util.concurrent.Future<T>> invokeAll(
       java.util.Collection<? extends Callable<T>> tasks) throws InterruptedException {
-    return super.invokeAll(requireNoNull(tasks));
+    requireNoNull(tasks);
+    List<java.util.concurrent.Future<T>> futures = new ArrayList<>(tasks.size());
+    try {
+      for (Callable<T> t : tasks) {
+        java.util.concurrent.RunnableFuture<T> f = newTaskFor(t);
+        futures.add(f);
+        execute(f);
+      }
+      for (java.util.concurrent.Future<T> f : futures) {
+        if (!f.isDone()) {
+          try {
+            f.get();
+          } catch (java.util.concurrent.CancellationException
+              | java.util.concurrent.ExecutionException ignored) {
+            // its future says so; invokeAll returns it as it is
+          }
+        }
+      }
+      return futures;
+    } catch (Throwable t) {
+      for (int i = futures.size() - 1; i >= 0; i--) {
+        futures.get(i).cancel(true);
+      }
+      throw t;
+    }
   }
 
   /**
