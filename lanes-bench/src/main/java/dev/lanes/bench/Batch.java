@@ -110,7 +110,7 @@ public final class Batch {
     }
   }
 
-  private static void await(CountDownLatch done, BenchExecutor executor, int tasks)
+  static void await(CountDownLatch done, BenchExecutor executor, int tasks)
       throws InterruptedException {
     if (!done.await(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
       throw new IllegalStateException(

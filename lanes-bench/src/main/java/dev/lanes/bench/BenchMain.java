@@ -39,15 +39,15 @@ public final class BenchMain {
 
         --quick            a short pass (1 fork, 1-second iterations, fewer executors in the
                            scaling, memory and work suites; at least %d minutes of iterations)
-        (no --quick)       the full run (%d forks of 10 one-second iterations for throughput
-                           and both scaling suites, %d for health, %d for throughput-cap64,
-                           %d forks of 2-second iterations for handoff and work; at least %d
-                           minutes of iterations, plus a JVM start per fork)
+        (no --quick)       the full run (%d forks of 10 one-second iterations for throughput,
+                           shared-latch and both scaling suites, %d for health, %d for
+                           throughput-cap64, %d forks of 2-second iterations for handoff and
+                           work; at least %d minutes of iterations, plus a JVM start per fork)
         --only SUITES      comma-separated suites to run: %s
                            (agent runs only when named here: %d forks of each kind of JVM, at
                            least %d minutes, %d with --quick)
         --executors NAMES  comma-separated executors to keep (tpe-lbq is always kept as the
-                           baseline): %s
+                           baseline, and tpe-abq in shared-latch): %s
         --out DIR          where to write results (default: bench-results, under the current
                            directory); each run gets a time-stamped folder
         --prof NAME        add a JMH profiler to every run, e.g. gc or stack
@@ -55,10 +55,15 @@ public final class BenchMain {
                            property, else lanes-agent/target/lanes-agent.jar in this repository)
         --help             this text
 
-      Ratios are computed against tpe-lbq measured in the same JMH run with the same parameters;
+      Ratios are computed against tpe-lbq (tpe-abq in a table without it, as in the shared-latch
+      producers sweep) measured in the same JMH run with the same parameters;
       ratios between different runs of this command mean little on a shared machine. Beside
       throughput, each result reports CPU ns/task: the benchmark JVM's process CPU time (all
       threads, from the OS) during measurement ÷ tasks, which load disturbs far less.
+
+      The shared-latch suite (issue #27) runs tasks that are one Runnable instance, each spinning
+      Blackhole.consumeCPU(10) and counting down one latch shared by the batch: one producer by
+      execute and by CompletableFuture.runAsync, then 2, 4 and 8 producers (JMH threads).
 
       The agent suite measures the cost of the lanes agent (-javaagent): each executor's batch in
       JVMs without and with the agent, alternating fork by fork, reported as the ratio
@@ -287,7 +292,7 @@ public final class BenchMain {
         .append("; at end: ").append(loadAverage()).append('\n');
     s.append("- JMH: ").append(args.quick() ? "1 fork per benchmark (agent: 1 of each kind of JVM)"
             : BenchPlan.FULL_NOISY_FORKS
-                + " forks × 10 × 1 s (throughput, scaling-tasks, scaling-producers; "
+                + " forks × 10 × 1 s (throughput, shared-latch, scaling-tasks, scaling-producers; "
                 + BenchPlan.FULL_TINY_FORKS + " for health; "
                 + BenchPlan.FULL_CAP64_FORKS + " for throughput-cap64) or "
                 + BenchPlan.FULL_FORKS + " forks × 5 × 2 s (handoff, work); agent: "

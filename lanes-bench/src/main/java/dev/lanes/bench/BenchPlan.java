@@ -2,9 +2,11 @@ package dev.lanes.bench;
 
 import static dev.lanes.bench.ExecutorFactory.ALL;
 import static dev.lanes.bench.ExecutorFactory.CAPPED_VIRTUAL;
+import static dev.lanes.bench.ExecutorFactory.FJP;
 import static dev.lanes.bench.ExecutorFactory.LANES;
 import static dev.lanes.bench.ExecutorFactory.LANES_CPU_EVERY_TASK;
 import static dev.lanes.bench.ExecutorFactory.LANES_VIRTUAL;
+import static dev.lanes.bench.ExecutorFactory.MICROMETER;
 import static dev.lanes.bench.ExecutorFactory.R4J_THREADPOOL;
 import static dev.lanes.bench.ExecutorFactory.TPE_ABQ;
 import static dev.lanes.bench.ExecutorFactory.TPE_LBQ;
@@ -46,7 +48,24 @@ final class BenchPlan {
 
   /** The suites, in run order; {@code --only} takes these names. */
   static final List<String> SUITES =
-      List.of("throughput", "handoff", "scaling", "memory", "work", "health", "agent");
+      List.of("throughput", "shared-latch", "handoff", "scaling", "memory", "work", "health",
+          "agent");
+
+  /**
+   * Executors of the {@code shared-latch} suite with one producer (issue #27's table), baseline
+   * {@code tpe-abq} first.
+   */
+  static final List<String> SHARED_LATCH =
+      List.of(TPE_ABQ, TPE_LBQ, LANES, LANES_VIRTUAL, VTHREADS, FJP, MICROMETER, R4J_THREADPOOL);
+
+  /** Executors of the {@code shared-latch} suite through {@code CompletableFuture.runAsync}. */
+  static final List<String> SHARED_LATCH_ASYNC = List.of(TPE_ABQ, LANES, FJP);
+
+  /**
+   * Executors of the {@code shared-latch} producers sweep (2, 4, 8 producers; 1 is in the
+   * one-producer run).
+   */
+  static final List<String> SHARED_LATCH_SWEEP = List.of(TPE_ABQ, LANES, LANES_VIRTUAL, FJP);
 
   /** Fewest forks of any benchmark in the full plan. */
   static final int FULL_FORKS = 3;
@@ -98,6 +117,7 @@ final class BenchPlan {
     runs.add(throughput("throughput-cap64",
         withBaseline(Stream.concat(CAPPED_VIRTUAL.stream(), Stream.of(ExecutorFactory.VTHREADS))
             .toList()), "64", FULL_CAP64));
+    runs.addAll(sharedLatch(FULL_NOISY, FULL_TINY));
     runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), FULL));
     runs.add(
         run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks", executors(SCALING_FULL, "2"),
@@ -118,6 +138,7 @@ final class BenchPlan {
     List<String> scaling = List.of(TPE_LBQ, LANES, LANES_VIRTUAL);
     List<BenchRun> runs = new ArrayList<>();
     runs.add(throughput("throughput", ALL, "2", QUICK));
+    runs.addAll(sharedLatch(QUICK, QUICK));
     runs.add(run("handoff", "handoff", "HandoffBenchmark", executors(ALL, "2"), QUICK));
     runs.add(
         run("scaling-tasks", "scaling", "ScalingBenchmark\\.tasks(1k|100k)$",
@@ -135,6 +156,22 @@ final class BenchPlan {
     runs.add(run("health", "health", "HealthFeaturesBenchmark", Map.of(), QUICK));
     runs.addAll(agent(List.of(TPE_LBQ, TPE_ABQ), List.of(TPE_LBQ), QUICK));
     return runs;
+  }
+
+  /**
+   * The {@code shared-latch} suite (issue #27, {@link SharedLatchBenchmark}): one producer on
+   * {@link #SHARED_LATCH}, one producer through {@code CompletableFuture.runAsync} on {@link
+   * #SHARED_LATCH_ASYNC}, then the producers sweep on {@link #SHARED_LATCH_SWEEP} ({@code sweep}:
+   * fewer forks in the full plan).
+   */
+  private static List<BenchRun> sharedLatch(BenchRun.Iterations it, BenchRun.Iterations sweep) {
+    return List.of(
+        run("shared-latch", "shared-latch", "SharedLatchBenchmark\\.producers1$",
+            executors(SHARED_LATCH, "2"), it),
+        run("shared-latch-async", "shared-latch", "SharedLatchBenchmark\\.runAsync1$",
+            executors(SHARED_LATCH_ASYNC, "2"), it),
+        run("shared-latch-producers", "shared-latch",
+            "SharedLatchBenchmark\\.producers[248]$", executors(SHARED_LATCH_SWEEP, "2"), sweep));
   }
 
   /**

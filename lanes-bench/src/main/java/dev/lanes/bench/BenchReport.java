@@ -10,7 +10,8 @@ import org.openjdk.jmh.annotations.Mode;
 
 /**
  * Turns one {@code ./lanes bench} run's results into Markdown tables: each executor's score, its
- * error and its ratio to {@code tpe-lbq} measured in the same JMH run with the same parameters.
+ * error and its ratio to {@code tpe-lbq} (or {@code tpe-abq} where a table has no {@code tpe-lbq})
+ * measured in the same JMH run with the same parameters.
  *
  * <p>Ratios: for throughput, {@code score / tpe-lbq score} (above 1 = faster than the baseline);
  * the range beside it is what the two error bars allow, {@code (s - e) / (b + e_b)} to {@code (s +
@@ -40,8 +41,7 @@ final class BenchReport {
           out.append(" (").append(first.otherParams()).append(")");
         }
         out.append("\n\n");
-        Optional<Row> base =
-            group.stream().filter(r -> r.executor().equals(ExecutorFactory.TPE_LBQ)).findFirst();
+        Optional<Row> base = baseline(group);
         switch (first.mode()) {
           case Throughput -> throughputTable(out, group, base);
           case SampleTime -> sampleTable(out, group, base);
@@ -53,10 +53,26 @@ final class BenchReport {
     return out.toString();
   }
 
+  /**
+   * The group's baseline: {@code tpe-lbq}, or {@code tpe-abq} in a group without it (the
+   * shared-latch producers sweep).
+   */
+  static Optional<Row> baseline(List<Row> group) {
+    for (String name : List.of(ExecutorFactory.TPE_LBQ, ExecutorFactory.TPE_ABQ)) {
+      Optional<Row> b = group.stream().filter(r -> r.executor().equals(name)).findFirst();
+      if (b.isPresent()) {
+        return b;
+      }
+    }
+    return Optional.empty();
+  }
+
   private static void throughputTable(StringBuilder out, List<Row> group, Optional<Row> base) {
     String unit = group.get(0).unit().equals("ops/s") ? "tasks/s" : group.get(0).unit();
+    String b = base.map(Row::executor).orElse(ExecutorFactory.TPE_LBQ);
     out.append("| executor | score (").append(unit).append(") | ± error | ")
-        .append("ratio to tpe-lbq | ratio range | CPU ns/task | CPU / tpe-lbq CPU |\n")
+        .append("ratio to ").append(b).append(" | ratio range | CPU ns/task | CPU / ").append(b)
+        .append(" CPU |\n")
         .append("|---|---:|---:|---:|---:|---:|---:|\n");
     for (Row r : group) {
       out.append("| ").append(r.executor()).append(" | ").append(big(r.score())).append(" | ")

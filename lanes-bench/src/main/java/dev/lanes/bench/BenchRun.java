@@ -58,7 +58,7 @@ record BenchRun(
     }
     List<String> narrowed =
         executors.stream()
-            .filter(e -> keep.contains(e) || e.equals(ExecutorFactory.TPE_LBQ))
+            .filter(e -> keep.contains(e) || isBaseline(e))
             .toList();
     Map<String, List<String>> p = new LinkedHashMap<>(params);
     p.put("executor", narrowed);
@@ -73,6 +73,15 @@ record BenchRun(
     List<String> executors = params.get("executor");
     return executors == null
         || (agentArms && !executors.isEmpty())
-        || executors.stream().anyMatch(e -> !e.equals(ExecutorFactory.TPE_LBQ));
+        || executors.stream().anyMatch(e -> !isBaseline(e));
+  }
+
+  /**
+   * The baselines {@code --executors} always keeps: {@code tpe-lbq}, and in the shared-latch suite
+   * (whose goals are ratios to it) {@code tpe-abq}.
+   */
+  private boolean isBaseline(String executor) {
+    return executor.equals(ExecutorFactory.TPE_LBQ)
+        || (suite.equals("shared-latch") && executor.equals(ExecutorFactory.TPE_ABQ));
   }
 }

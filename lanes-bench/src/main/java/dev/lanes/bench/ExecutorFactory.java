@@ -92,6 +92,13 @@ public final class ExecutorFactory {
   /** lanes built with {@code compensateOnDeadlock(64)} instead of the default (deadlocks reported only). */
   public static final String LANES_DEADLOCK_COMPENSATE = "lanes-deadlock-compensate";
 
+  /**
+   * A {@code ForkJoinPool} of {@value #WORKERS} workers: its per-thread submission queues and
+   * work stealing are what many producers want (issue #27's shared-latch workload). Its queues are
+   * unbounded: it never blocks a producer.
+   */
+  public static final String FJP = "fjp";
+
   /** The executors of the issue, in the order tables print them. */
   public static final List<String> ALL =
       List.of(
@@ -130,7 +137,10 @@ public final class ExecutorFactory {
 
   /** Every name {@link #create} accepts. */
   public static List<String> names() {
-    return java.util.stream.Stream.concat(ALL.stream(), LANES_FEATURE_VARIANTS.stream()).toList();
+    return java.util.stream.Stream.of(ALL.stream(), LANES_FEATURE_VARIANTS.stream(),
+            java.util.stream.Stream.of(FJP))
+        .flatMap(x -> x)
+        .toList();
   }
 
   public static BenchExecutor create(String name, int cap) {
@@ -217,6 +227,10 @@ public final class ExecutorFactory {
                     .rejectedExecutionHandler(new BlockWhenFull())
                     .build());
         yield new Adapter(name, bulkhead::executeRunnable, false, () -> closeBulkhead(bulkhead));
+      }
+      case FJP -> {
+        java.util.concurrent.ForkJoinPool fjp = new java.util.concurrent.ForkJoinPool(WORKERS);
+        yield wrapped(name, fjp::execute, fjp, false);
       }
       case VTHREADS -> {
         ExecutorService v = Executors.newVirtualThreadPerTaskExecutor();

@@ -1,5 +1,6 @@
 package dev.lanes.bench;
 
+import static dev.lanes.bench.ExecutorFactory.FJP;
 import static dev.lanes.bench.ExecutorFactory.DROPWIZARD;
 import static dev.lanes.bench.ExecutorFactory.LANES;
 import static dev.lanes.bench.ExecutorFactory.LANES_CPU_EVERY_TASK;
@@ -38,7 +39,8 @@ public class ExecutorState {
     LANES_VIRTUAL,
     VTHREADS,
     R4J_SEMAPHORE_VTHREADS,
-    SPRING_VTHREADS_LIMIT
+    SPRING_VTHREADS_LIMIT,
+    FJP
   })
   public String executor;
 

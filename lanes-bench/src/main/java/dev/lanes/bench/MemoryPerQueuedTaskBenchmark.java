@@ -36,9 +36,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * left waiting; the heap in use after a full GC, before and after, divided by {@value #TASKS} is
  * the cost of one waiting task. All tasks are one shared {@code Runnable}, so the figure is the
  * executor's own bookkeeping (lanes: its task envelope; a TPE: a queue node or nothing; a
- * thread-per-task executor: a parked virtual thread with its stack). Preallocated queue arrays
- * (4 bytes a slot, allocated when the executor is built) are not in the delta. Spring's
- * executor is absent: it has no queue (its limit blocks the producer).
+ * thread-per-task executor: a parked virtual thread with its stack). Queue arrays allocated when
+ * the executor is built ({@code ArrayBlockingQueue}'s, 4 bytes a slot) are not in the delta; a
+ * lane's ring starts at 64 slots and grows with what is queued (issue #27), so its growth is.
+ * Spring's executor is absent: it has no queue (its limit blocks the producer).
  *
  * <p>The score is the time to submit {@value #TASKS} tasks (single shot, not the point); the
  * figure is the secondary result {@code bytesPerQueuedTask}, one value per iteration (JMH's own
