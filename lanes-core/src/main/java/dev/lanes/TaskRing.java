@@ -84,7 +84,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * (an atomic increment, a full fence) and then re-reads {@code tail}; a producer, after its CAS on
  * {@code tail} (also a full fence), reads {@code idle}. By the total order of these volatile
  * operations at least one of the two sees the other: the worker sees the new tail and does not
- * park, or the producer sees the idle worker and wakes one. See {@link #awaitItem}.
+ * park, or the producer sees the idle worker and wakes one. See {@link #await}. A worker that
+ * finds the head claimed but not yet published does not park (the producer read {@code idle}
+ * before the worker announced itself, perhaps) and does not spin on it either: after {@link
+ * #PUBLISH_SPINS} spins it yields its core at each look, since a producer that takes longer than a
+ * few instructions to publish was descheduled between its claim and its release store, and on a
+ * machine with fewer cores than threads a spinning worker keeps it from running (issue #27).
  *
  * <p><b>Failure model.</b> Nothing here calls user code; it allocates after construction only for
  * the overflow's entries and a growing array (see "Growth"). The only
@@ -496,6 +501,19 @@ final class TaskRing {
     return arrayHasClaimed() || spilled.get() > 0;
   }
 
+  /**
+   * True if the entry at the head is published (in the array, or, with nothing claimed in the
+   * array, in the overflow): a poll now would find it, unless another consumer takes it first.
+   */
+  boolean headPublished() {
+    long h = (long) HEAD.getAcquire(pos);
+    Segment seg = segment.serving(h);
+    if (seg != null && (int) SEQ.getAcquire(seg.seq, (int) h & seg.mask) == (int) (h + 1)) {
+      return true;
+    }
+    return spilled.get() > 0 && !arrayHasClaimed() && spill.peek() != null;
+  }
+
   private boolean arrayHasClaimed() {
     long h = (long) HEAD.getVolatile(pos);
     return tailPosition() > h;
@@ -569,6 +587,12 @@ final class TaskRing {
    */
   static final int SPINS = Integer.getInteger("lanes.idleSpins", 64);
 
+  /**
+   * How often a worker that finds the head claimed but not yet published spins before it yields
+   * its core at each further look (see {@link #await}).
+   */
+  static final int PUBLISH_SPINS = Integer.getInteger("lanes.publishSpins", 16);
+
   /** Workers announced idle (parked or about to park); read by producers after every append. */
   private final AtomicInteger idleCount = new AtomicInteger();
 
@@ -636,9 +660,24 @@ final class TaskRing {
    * wake-all (which follows every change of that state) after that read is never missed.
    */
   boolean await(Worker w, long timeoutNanos, int epoch) {
-    for (int i = 0; i < SPINS; i++) {
-      if (hasClaimed()) {
+    for (int i = 0; ; i++) {
+      if (headPublished()) {
         return true;
+      }
+      if (hasClaimed()) {
+        // Claimed, not yet published: its producer is between its claim and its release store, a
+        // few instructions, unless it was descheduled there. Then a worker that spins (or returns
+        // to poll at once, as it once did) takes the core the producer needs to finish, for as
+        // long as the scheduler lets it: after a few spins, give the core up instead.
+        if (i < PUBLISH_SPINS) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield();
+        }
+        continue;
+      }
+      if (i >= SPINS) {
+        break;
       }
       Thread.onSpinWait();
     }
