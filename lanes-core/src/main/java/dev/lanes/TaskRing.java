@@ -409,6 +409,32 @@ final class TaskRing {
   }
 
   /**
+   * For tests: claims the next array position without publishing it, as a producer descheduled
+   * between its claim and its release store leaves it; {@link #publishForTest} ends the claim.
+   */
+  long claimForTest() {
+    for (; ; ) {
+      long t = tailPosition();
+      Segment seg = segment;
+      if ((int) SEQ.getAcquire(seg.seq, (int) t & seg.mask) != (int) t) {
+        throw new IllegalStateException("the slot of position " + t + " is taken");
+      }
+      if (TAIL.compareAndSet(pos, t, t + 1)) {
+        return t;
+      }
+    }
+  }
+
+  /** For tests: publishes {@code item} at a position {@link #claimForTest} claimed. */
+  void publishForTest(long position, Object item, long stamp) {
+    Segment seg = segment.serving(position);
+    int i = (int) position & seg.mask;
+    seg.items[i] = item;
+    seg.stamps[i] = stamp;
+    SEQ.setRelease(seg.seq, i, (int) (position + 1));
+  }
+
+  /**
    * Takes the oldest entry, or returns null if none is published: the array's first, then — only
    * once nothing is claimed in the array, and {@code head} has passed every array position claimed
    * before the overflow's head entry was spilled — the overflow's, so no entry passes an older one
