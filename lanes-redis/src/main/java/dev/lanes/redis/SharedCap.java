@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A cap shared by every instance of a service, as a {@link LaneGate}: the lane it gates runs a
@@ -129,7 +130,9 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private final long quantumNanos;
   private final int quantumTasks;
   private final FaultPolicy policy;
-  private final RedisPermits permits;
+  private final PermitStore permits;
+  /** {@code System::nanoTime}; the model check's own clock there. */
+  private final LongSupplier clock;
   private final String instanceId;
   private final ScheduledExecutorService scheduler;
   private final AtomicLong ids = new AtomicLong();
@@ -173,6 +176,17 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private volatile long globalWaiters;
 
   private SharedCap(Builder b) {
+    this(b, null, null, System::nanoTime);
+  }
+
+  /**
+   * A shared cap on {@code store} (null: Redis at the builder's URI), whose scheduler work runs on
+   * {@code schedulerOrNull} (null: its own thread) and whose time is {@code clock}. Package
+   * private: the seam of {@code SharedCapLincheckTest}, which drives the scheduler's work and the
+   * clock itself.
+   */
+  SharedCap(Builder b, PermitStore store, ScheduledExecutorService schedulerOrNull,
+      LongSupplier clock) {
     this.name = b.name;
     this.cap = b.cap;
     this.lease = b.lease;
@@ -183,19 +197,13 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     this.quantumNanos = b.quantum.toNanos();
     this.quantumTasks = b.quantumTasks;
     this.policy = b.policy;
+    this.clock = clock;
     // pid@host, then a number unique in this JVM and a random part against a reused pid.
     this.instanceId = ManagementFactory.getRuntimeMXBean().getName() + "-"
         + INSTANCES.incrementAndGet() + "-"
         + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 16));
-    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "lanes-redis-" + name);
-      t.setDaemon(true);
-      return t;
-    });
-    s.setRemoveOnCancelPolicy(true);
-    s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    this.scheduler = s;
-    this.permits = new RedisPermits(b.redisUri, name, b.callTimeout);
+    this.scheduler = schedulerOrNull != null ? schedulerOrNull : newScheduler(name);
+    this.permits = store != null ? store : new RedisPermits(b.redisUri, name, b.callTimeout);
     try {
       permits.connect(this::onGrantNotice);
     } catch (RedisException e) {
@@ -211,6 +219,17 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     scheduler.schedule(this::heartbeat, firstHeartbeatDelay(), TimeUnit.NANOSECONDS);
     scheduler.scheduleWithFixedDelay(this::retryWaiters, retryInterval.toNanos(),
         retryInterval.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private static ScheduledExecutorService newScheduler(String name) {
+    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "lanes-redis-" + name);
+      t.setDaemon(true);
+      return t;
+    });
+    s.setRemoveOnCancelPolicy(true);
+    s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    return s;
   }
 
   private long firstHeartbeatDelay() {
@@ -294,7 +313,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
           }
           Grant g = unclaimed.poll();
           if (g != null) {
-            Held h = new Held(g.id, false, System.nanoTime());
+            Held h = new Held(g.id, false, clock.getAsLong());
             running.put(h.id, h);
             return new Permit(h);
           }
@@ -356,7 +375,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         runningOnLocalShare--;
         wake = takeParkedLocked(); // room on the local share
       } else if (outcome != null && health == SharedCapHealth.GLOBAL) {
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         if (++h.tasks < quantumTasks && now - h.since < quantumNanos) {
           h.keptAt = now;
           kept.addLast(h);
@@ -497,7 +516,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         waiterOf.remove(w.ready);
         granted++;
         if (health == SharedCapHealth.GLOBAL) {
-          unclaimed.add(new Grant(id, System.nanoTime()));
+          unclaimed.add(new Grant(id, clock.getAsLong()));
           wake = w.ready;
         } else {
           releaseIt = true;
@@ -570,7 +589,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     List<String> unused = new ArrayList<>();
     lock.lock();
     try {
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       while (!kept.isEmpty() && now - kept.peekFirst().keptAt >= KEEP_IDLE_NANOS) {
         unused.add(kept.pollFirst().id);
       }
@@ -598,7 +617,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       if (health != SharedCapHealth.GLOBAL) {
         return;
       }
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       while (!unclaimed.isEmpty() && now - unclaimed.peek().since >= retryInterval.toNanos()) {
         stale.add(unclaimed.poll().id); // its worker did not come for it: someone else may
       }
@@ -1010,6 +1029,18 @@ public final class SharedCap implements LaneGate, AutoCloseable {
      * ({@code LaneBuilder.gate}).
      */
     public SharedCap build() {
+      check();
+      return new SharedCap(this);
+    }
+
+    /** Builds on a permit store, a scheduler and a clock of the caller's (the model check's). */
+    SharedCap build(PermitStore store, ScheduledExecutorService scheduler, LongSupplier clock) {
+      check();
+      return new SharedCap(this, Objects.requireNonNull(store, "store"),
+          Objects.requireNonNull(scheduler, "scheduler"), Objects.requireNonNull(clock, "clock"));
+    }
+
+    private void check() {
       if (cap < 0) {
         throw error("cap is required (the most tasks running at once across every instance)");
       }
@@ -1025,7 +1056,6 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         throw error("retryInterval must be shorter than half the waiterLease ("
             + waiterLease.dividedBy(2).toMillis() + " ms), was " + retryInterval.toMillis() + " ms");
       }
-      return new SharedCap(this);
     }
 
     private Duration positive(String setting, Duration value, Duration min) {
