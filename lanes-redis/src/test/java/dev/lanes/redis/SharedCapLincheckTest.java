@@ -8,7 +8,6 @@ import dev.lanes.LaneGate;
 import dev.lanes.TaskOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
@@ -76,7 +75,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>Quick by default; {@code -Dlanes.lincheck.iterations=N} runs more.
  */
 class SharedCapLincheckTest {
-  static final int ITERATIONS = Integer.getInteger("lanes.lincheck.iterations", 30);
+  static final int ITERATIONS = Integer.getInteger("lanes.lincheck.iterations", 20);
   static final int CAP = 1;
   private static final int MAX_THREADS = 8;
   static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -262,8 +261,9 @@ class SharedCapLincheckTest {
    * Redis's holders and waiters of one cap, as {@code acquire.lua}, {@code release.lua} and {@code
    * renew.lua} keep them, minus time: each call is atomic (synchronized) and answers at once; a
    * grant is published to the cap's notice listener after the call, as Redis's pub/sub does. While
-   * {@link #failing}, every call fails having done nothing, except that a release's permits count
-   * as lapsed (no lease here runs out by itself).
+   * {@link #failing}, every call fails having done nothing, except that a release's permits and
+   * waiters count as lapsed (no lease here runs out by itself). After {@link #close()} every call
+   * fails, as on a closed connection.
    */
   static final class PermitsInMemory implements PermitStore {
     private final LinkedHashSet<String> holders = new LinkedHashSet<>(); // guarded by this
@@ -280,6 +280,8 @@ class SharedCapLincheckTest {
     volatile Runnable beforeAcquire;
     /** If set, runs when the cap closes its connection, before it is closed. */
     volatile Runnable beforeClose;
+    /** If set, runs at the start of every renew, before the store does anything (a slow send). */
+    volatile Runnable beforeRenew;
 
     @Override
     public Duration callTimeout() {
@@ -356,12 +358,12 @@ class SharedCapLincheckTest {
           if (holders.remove(id)) {
             n++;
           }
-          if (!failing) {
-            waiters.remove(id);
-          }
+          waiters.remove(id);
         }
         if (failing) {
-          lapsed += n; // never reached Redis: the permits lapse at the end of their lease
+          // Never reached Redis: the permits lapse at the end of their lease, the waiters at the
+          // end of theirs (no time runs out by itself here, so they lapse now).
+          lapsed += n;
           return lost();
         }
         released += n;
@@ -374,6 +376,10 @@ class SharedCapLincheckTest {
     @Override
     public CompletionStage<RedisPermits.Renewed> renew(List<String> ids, Duration lease,
         Duration settle) {
+      Runnable hook = beforeRenew;
+      if (hook != null) {
+        hook.run();
+      }
       List<String> grants;
       RedisPermits.Renewed reply;
       synchronized (this) {
@@ -466,9 +472,13 @@ class SharedCapLincheckTest {
 
     private synchronized Timed nextDue() {
       long now = clock.getAsLong();
-      Timed next = queue.stream().filter(t -> t.due <= now)
-          .min(Comparator.comparingLong(Timed::due).thenComparingLong(Timed::sequence))
-          .orElse(null);
+      Timed next = null;
+      for (Timed t : queue) {
+        if (t.due <= now && (next == null || t.due < next.due
+            || t.due == next.due && t.sequence < next.sequence)) {
+          next = t;
+        }
+      }
       if (next != null) {
         queue.remove(next);
       }
@@ -649,23 +659,81 @@ class SharedCapLincheckTest {
     store.checkBalance();
   }
 
+  /**
+   * The second race the model check found (issue #27): the scheduler thread's renewal has taken
+   * its list of permits held here (a grant nobody has taken yet, among them) but not yet sent it
+   * when {@code close()} withdraws that grant and releases it; Redis then runs the renewal after
+   * the release, puts the permit back, and the renewal's reply, which would have given it back
+   * again, reaches a scheduler already shut down: the permit was held by nobody until its lease
+   * lapsed. Here the renewal is held back until close has withdrawn the grant, then let go.
+   */
+  @Test
+  @Timeout(60)
+  void closeWhileARenewalIsOnItsWayLeaksNoPermit() throws Exception {
+    AtomicLong now = new AtomicLong();
+    ManualScheduler scheduler = new ManualScheduler(now::get);
+    PermitsInMemory store = new PermitsInMemory();
+    // Renewals every second; grants nobody took are given back only after 4 s.
+    SharedCap cap = SharedCap.builder("model", "redis://model.invalid:6379").cap(1)
+        .lease(Duration.ofSeconds(3)).waiterLease(Duration.ofSeconds(10))
+        .retryInterval(Duration.ofSeconds(4)).build(store, scheduler, now::get);
+    assertThat(cap.tryEnter(() -> { })).isNull();
+    scheduler.runDue();
+    assertThat(cap.stats().grantedUnclaimed()).isEqualTo(1);
+    CountDownLatch sending = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    store.beforeRenew = () -> {
+      sending.countDown();
+      try {
+        letGo.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    now.addAndGet(Duration.ofSeconds(1).toNanos());
+    Thread schedulerThread = new Thread(scheduler::runDue, "scheduler");
+    schedulerThread.start();
+    assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+    Thread closer = new Thread(cap::close, "closer");
+    closer.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> cap.health() == SharedCapHealth.CLOSED);
+    store.beforeRenew = null;
+    letGo.countDown();
+    schedulerThread.join(30_000);
+    closer.join(30_000);
+    assertThat(schedulerThread.isAlive() || closer.isAlive()).as("scheduler or close running")
+        .isFalse();
+    scheduler.runDue();
+    assertThat(store.holders()).as("permits held in Redis after close: %s", store).isZero();
+    store.checkBalance();
+  }
+
+  /**
+   * The JDK's plain collections and streams ({@code java.util.*}, not its subpackages) and its
+   * concurrent map and list; not the locks, atomics or futures, where threads park and wake.
+   */
+  static boolean jdkLibrary(String className) {
+    return className.startsWith("java.util.") && className.indexOf('.', "java.util.".length()) < 0
+        || className.startsWith("java.util.stream.")
+        || className.startsWith("java.util.concurrent.ConcurrentHashMap")
+        || className.startsWith("java.util.concurrent.CopyOnWriteArrayList");
+  }
+
   @Test
   @Timeout(300)
   void keptPermitsNeverOvershootLeakOrLoseAPass() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
-        .invocationsPerIteration(500)
+        .invocationsPerIteration(200)
         .threads(3)
         .actorsPerThread(3)
         .actorsBefore(0)
         .actorsAfter(0)
-        // Collections used under one lock (the cap's, the store's, the scheduler's) and the
-        // thread-safe ones from the JDK are single steps: Lincheck switches threads around them,
-        // not inside (where another thread cannot be anyway).
-        .addGuarantee(forClasses(ArrayList.class.getName(), LinkedHashSet.class.getName(),
-            "java.util.HashSet", "java.util.HashMap", "java.util.LinkedHashMap",
-            "java.util.IdentityHashMap", "java.util.ArrayDeque", "java.util.concurrent.ConcurrentHashMap",
-            "java.util.concurrent.CopyOnWriteArrayList").allMethods().treatAsAtomic())
+        // The JDK's collections are single steps: Lincheck switches threads around them, not
+        // inside. The cap, the store and the scheduler use theirs under a lock (where no other
+        // thread can be anyway); the concurrent ones are atomic enough for what the cap asks of
+        // them. Locks, atomics and futures stay under the model checker.
+        .addGuarantee(forClasses(SharedCapLincheckTest::jdkLibrary).allMethods().treatAsAtomic())
         .check(Protocol.class);
   }
 }
