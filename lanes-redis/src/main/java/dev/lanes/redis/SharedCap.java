@@ -166,6 +166,13 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private int runningOnLocalShare;
   /** Passes taken out of {@code running} whose release is not sent yet (close waits for them). */
   private int passesComingBack;
+  /**
+   * Acquires and renewals decided under the lock and not yet handed to Redis's connection: {@link
+   * #close()} sends its release of what it withdrew only after them, so that Redis never runs an
+   * acquire or a renewal of an id after its release (which would grant or put back a permit for
+   * nobody, held until its lease lapsed).
+   */
+  private int callsBeingSent;
   private SharedCapHealth health = SharedCapHealth.GLOBAL;
   private long granted;
   private long reinstated;
@@ -440,11 +447,12 @@ public final class SharedCap implements LaneGate, AutoCloseable {
           asking.add(w);
         }
       }
+      if (asking.isEmpty()) {
+        return;
+      }
+      callsBeingSent++;
     } finally {
       lock.unlock();
-    }
-    if (asking.isEmpty()) {
-      return;
     }
     List<String> idsAsked = asking.stream().map(w -> w.id).toList();
     CompletionStage<RedisPermits.Acquired> reply;
@@ -452,11 +460,26 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       reply = permits.acquire(idsAsked, cap, lease, waiterLease);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
+    } finally {
+      callSent();
     }
     try {
       reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
     } catch (RejectedExecutionException closing) {
-      // closed meanwhile: a permit granted now is released by nobody and lapses with its lease
+      // closed meanwhile: close() released the withdrawn waiter after this acquire was sent
+      // (callsBeingSent), so Redis takes back a permit it granted here
+    }
+  }
+
+  /** An acquire or renewal is in Redis's connection (or failed): close may release after it. */
+  private void callSent() {
+    lock.lock();
+    try {
+      if (--callsBeingSent == 0) {
+        idle.signalAll();
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -659,6 +682,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       // back the permits of the tasks they kept running (two probes and a call).
       settle = health == SharedCapHealth.GLOBAL ? Duration.ZERO
           : probeInterval.multipliedBy(2).plus(permits.callTimeout());
+      callsBeingSent++;
     } finally {
       lock.unlock();
     }
@@ -667,6 +691,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       reply = permits.renew(held, lease, settle);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
+    } finally {
+      callSent();
     }
     try {
       reply.whenCompleteAsync((r, failure) -> {
@@ -835,7 +861,9 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     boolean interrupted = false;
     lock.lock();
     try {
-      while (!running.isEmpty() || passesComingBack > 0) {
+      // The passes out, and the acquires and renewals on their way for what was just withdrawn:
+      // its release (below) must reach Redis after them.
+      while (!running.isEmpty() || passesComingBack > 0 || callsBeingSent > 0) {
         try {
           idle.await();
         } catch (InterruptedException e) {
