@@ -83,7 +83,15 @@ import java.util.function.LongSupplier;
  * cap's own scheduler thread ({@code lanes-redis-<name>}), which also renews leases, probes Redis
  * while it is away, asks again for waiting permits (to keep their places, and to find a grant
  * whose notice was lost) and releases unclaimed grants. {@code globalInUse} and {@code
- * globalWaiters} are volatile copies of Redis's last answer.
+ * globalWaiters} are volatile copies of Redis's last answer. An acquire or a renewal is decided
+ * under the lock and sent after it; {@link #close()} sends its releases only once those decided
+ * before it are in the connection ({@code callsBeingSent}), so that Redis never runs one after the
+ * release of the same id. {@code SharedCapLincheckTest} model-checks this protocol with Lincheck
+ * (workers' {@code tryEnter} and exit, {@code sweepKept}, a quantum expiring, retries and
+ * renewals, Redis lost, {@code close}) against a permit store in memory, through a package-private
+ * seam ({@code PermitStore}, and a scheduler and a clock of the test's): no permit in two running
+ * tasks, at most {@code cap} running, every permit held in Redis accounted for here, none left
+ * after close, no worker left waiting unwoken.
  *
  * <p><b>Failure model.</b> Every Redis call has a timeout. A failed or timed-out call applies the
  * {@link FaultPolicy} once per outage, and wakes every worker waiting at the gate: under {@code
