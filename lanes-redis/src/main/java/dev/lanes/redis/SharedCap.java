@@ -469,13 +469,40 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     } finally {
-      callSent();
+      askSent(asking);
     }
     try {
       reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
     } catch (RejectedExecutionException closing) {
       // closed meanwhile: close() released the withdrawn waiter after this acquire was sent
       // (callsBeingSent), so Redis takes back a permit it granted here
+    }
+  }
+
+  /**
+   * An acquire for {@code asked} is in Redis's connection (or failed). A waiter withdrawn while it
+   * was on its way (Redis lost, or close) had its release sent before it, so Redis may queue it (or
+   * grant it a permit) again for nobody: it is released once more, now after the acquire, and
+   * before close may go on.
+   */
+  private void askSent(List<Waiter> asked) {
+    List<String> withdrawn = new ArrayList<>();
+    lock.lock();
+    try {
+      for (Waiter w : asked) {
+        if (waiters.get(w.id) != w && !heldHereLocked(w.id)) {
+          withdrawn.add(w.id); // not granted meanwhile: withdrawn
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    try {
+      if (!withdrawn.isEmpty()) {
+        releaseAll(withdrawn);
+      }
+    } finally {
+      callSent();
     }
   }
 
