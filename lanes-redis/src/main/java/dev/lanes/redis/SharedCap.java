@@ -86,12 +86,13 @@ import java.util.function.LongSupplier;
  * globalWaiters} are volatile copies of Redis's last answer. An acquire or a renewal is decided
  * under the lock and sent after it; {@link #close()} sends its releases only once those decided
  * before it are in the connection ({@code callsBeingSent}), so that Redis never runs one after the
- * release of the same id. {@code SharedCapLincheckTest} model-checks this protocol with Lincheck
- * (workers' {@code tryEnter} and exit, {@code sweepKept}, a quantum expiring, retries and
- * renewals, Redis lost, {@code close}) against a permit store in memory, through a package-private
- * seam ({@code PermitStore}, and a scheduler and a clock of the test's): no permit in two running
- * tasks, at most {@code cap} running, every permit held in Redis accounted for here, none left
- * after close, no worker left waiting unwoken.
+ * release of the same id, and a worker whose waiter was withdrawn (Redis lost) while its acquire
+ * was on its way releases it again after the acquire. {@code SharedCapLincheckTest} model-checks
+ * this protocol with Lincheck (workers' {@code tryEnter} and exit, {@code sweepKept}, a quantum
+ * expiring, retries and renewals, Redis lost, {@code close}) against a permit store in memory,
+ * through a package-private seam ({@code PermitStore}, and a scheduler and a clock of the test's):
+ * no permit in two running tasks, at most {@code cap} running, every permit held in Redis accounted
+ * for here, none left after close, no worker left waiting unwoken.
  *
  * <p><b>Failure model.</b> Every Redis call has a timeout. A failed or timed-out call applies the
  * {@link FaultPolicy} once per outage, and wakes every worker waiting at the gate: under {@code
@@ -474,8 +475,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     try {
       reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
     } catch (RejectedExecutionException closing) {
-      // closed meanwhile: close() released the withdrawn waiter after this acquire was sent
-      // (callsBeingSent), so Redis takes back a permit it granted here
+      // closed meanwhile: close() withdrew the waiter, and askSent released it again after this
+      // acquire, so Redis takes back a permit it granted here
     }
   }
 
