@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread safety: every method may be called from any thread.
  */
-public final class RedisPermits implements AutoCloseable {
+public final class RedisPermits implements AutoCloseable, PermitStore {
 
   /**
    * What an acquire call answered.
@@ -110,6 +110,7 @@ public final class RedisPermits implements AutoCloseable {
     return name;
   }
 
+  @Override
   public Duration callTimeout() {
     return callTimeout;
   }
@@ -118,6 +119,7 @@ public final class RedisPermits implements AutoCloseable {
    * Whether both connections (commands and grant notices) were made; Lettuce may be reconnecting
    * them now.
    */
+  @Override
   public boolean connected() {
     return connection != null && pubSub != null;
   }
@@ -131,6 +133,7 @@ public final class RedisPermits implements AutoCloseable {
    *
    * @throws io.lettuce.core.RedisException when Redis cannot be reached now
    */
+  @Override
   public synchronized void connect(java.util.function.Consumer<String> onGrant) {
     if (connection == null) {
       connection = client.connect();
@@ -153,6 +156,7 @@ public final class RedisPermits implements AutoCloseable {
    * or later holds the permit under its own id. Asking again with the same id keeps the waiter's
    * place (and renews its waiter lease); asking again after a grant answers granted.
    */
+  @Override
   public CompletionStage<Acquired> acquire(List<String> waiterIds, int cap, Duration lease,
       Duration waiterLease) {
     String[] args = new String[waiterIds.size() + 4];
@@ -180,6 +184,7 @@ public final class RedisPermits implements AutoCloseable {
   }
 
   /** Releases permits and withdraws waiters; answers how many permits were released. */
+  @Override
   public CompletionStage<Long> release(List<String> ids) {
     String[] args = new String[ids.size() + 1];
     args[0] = channel;
@@ -201,6 +206,7 @@ public final class RedisPermits implements AutoCloseable {
    * out to anyone for that long (an instance back from an outage lets the others put back the
    * permits of their running tasks first).
    */
+  @Override
   public CompletionStage<Renewed> renew(List<String> ids, Duration lease, Duration settle) {
     String[] args = new String[ids.size() + 3];
     args[0] = String.valueOf(lease.toMillis());

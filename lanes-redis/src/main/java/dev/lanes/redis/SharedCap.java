@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A cap shared by every instance of a service, as a {@link LaneGate}: the lane it gates runs a
@@ -82,7 +83,16 @@ import java.util.function.Consumer;
  * cap's own scheduler thread ({@code lanes-redis-<name>}), which also renews leases, probes Redis
  * while it is away, asks again for waiting permits (to keep their places, and to find a grant
  * whose notice was lost) and releases unclaimed grants. {@code globalInUse} and {@code
- * globalWaiters} are volatile copies of Redis's last answer.
+ * globalWaiters} are volatile copies of Redis's last answer. An acquire or a renewal is decided
+ * under the lock and sent after it; {@link #close()} sends its releases only once those decided
+ * before it are in the connection ({@code callsBeingSent}), so that Redis never runs one after the
+ * release of the same id, and a worker whose waiter was withdrawn (Redis lost) while its acquire
+ * was on its way releases it again after the acquire. {@code SharedCapLincheckTest} model-checks
+ * this protocol with Lincheck (workers' {@code tryEnter} and exit, {@code sweepKept}, a quantum
+ * expiring, retries and renewals, Redis lost, {@code close}) against a permit store in memory,
+ * through a package-private seam ({@code PermitStore}, and a scheduler and a clock of the test's):
+ * no permit in two running tasks, at most {@code cap} running, every permit held in Redis accounted
+ * for here, none left after close, no worker left waiting unwoken.
  *
  * <p><b>Failure model.</b> Every Redis call has a timeout. A failed or timed-out call applies the
  * {@link FaultPolicy} once per outage, and wakes every worker waiting at the gate: under {@code
@@ -129,7 +139,9 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private final long quantumNanos;
   private final int quantumTasks;
   private final FaultPolicy policy;
-  private final RedisPermits permits;
+  private final PermitStore permits;
+  /** {@code System::nanoTime}; the model check's own clock there. */
+  private final LongSupplier clock;
   private final String instanceId;
   private final ScheduledExecutorService scheduler;
   private final AtomicLong ids = new AtomicLong();
@@ -163,6 +175,13 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private int runningOnLocalShare;
   /** Passes taken out of {@code running} whose release is not sent yet (close waits for them). */
   private int passesComingBack;
+  /**
+   * Acquires and renewals decided under the lock and not yet handed to Redis's connection: {@link
+   * #close()} sends its release of what it withdrew only after them, so that Redis never runs an
+   * acquire or a renewal of an id after its release (which would grant or put back a permit for
+   * nobody, held until its lease lapsed).
+   */
+  private int callsBeingSent;
   private SharedCapHealth health = SharedCapHealth.GLOBAL;
   private long granted;
   private long reinstated;
@@ -173,6 +192,17 @@ public final class SharedCap implements LaneGate, AutoCloseable {
   private volatile long globalWaiters;
 
   private SharedCap(Builder b) {
+    this(b, null, null, System::nanoTime);
+  }
+
+  /**
+   * A shared cap on {@code store} (null: Redis at the builder's URI), whose scheduler work runs on
+   * {@code schedulerOrNull} (null: its own thread) and whose time is {@code clock}. Package
+   * private: the seam of {@code SharedCapLincheckTest}, which drives the scheduler's work and the
+   * clock itself.
+   */
+  SharedCap(Builder b, PermitStore store, ScheduledExecutorService schedulerOrNull,
+      LongSupplier clock) {
     this.name = b.name;
     this.cap = b.cap;
     this.lease = b.lease;
@@ -183,19 +213,13 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     this.quantumNanos = b.quantum.toNanos();
     this.quantumTasks = b.quantumTasks;
     this.policy = b.policy;
+    this.clock = clock;
     // pid@host, then a number unique in this JVM and a random part against a reused pid.
     this.instanceId = ManagementFactory.getRuntimeMXBean().getName() + "-"
         + INSTANCES.incrementAndGet() + "-"
         + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 16));
-    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "lanes-redis-" + name);
-      t.setDaemon(true);
-      return t;
-    });
-    s.setRemoveOnCancelPolicy(true);
-    s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    this.scheduler = s;
-    this.permits = new RedisPermits(b.redisUri, name, b.callTimeout);
+    this.scheduler = schedulerOrNull != null ? schedulerOrNull : newScheduler(name);
+    this.permits = store != null ? store : new RedisPermits(b.redisUri, name, b.callTimeout);
     try {
       permits.connect(this::onGrantNotice);
     } catch (RedisException e) {
@@ -211,6 +235,17 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     scheduler.schedule(this::heartbeat, firstHeartbeatDelay(), TimeUnit.NANOSECONDS);
     scheduler.scheduleWithFixedDelay(this::retryWaiters, retryInterval.toNanos(),
         retryInterval.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private static ScheduledExecutorService newScheduler(String name) {
+    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "lanes-redis-" + name);
+      t.setDaemon(true);
+      return t;
+    });
+    s.setRemoveOnCancelPolicy(true);
+    s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    return s;
   }
 
   private long firstHeartbeatDelay() {
@@ -294,7 +329,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
           }
           Grant g = unclaimed.poll();
           if (g != null) {
-            Held h = new Held(g.id, false, System.nanoTime());
+            Held h = new Held(g.id, false, clock.getAsLong());
             running.put(h.id, h);
             return new Permit(h);
           }
@@ -356,7 +391,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         runningOnLocalShare--;
         wake = takeParkedLocked(); // room on the local share
       } else if (outcome != null && health == SharedCapHealth.GLOBAL) {
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         if (++h.tasks < quantumTasks && now - h.since < quantumNanos) {
           h.keptAt = now;
           kept.addLast(h);
@@ -421,11 +456,12 @@ public final class SharedCap implements LaneGate, AutoCloseable {
           asking.add(w);
         }
       }
+      if (asking.isEmpty()) {
+        return;
+      }
+      callsBeingSent++;
     } finally {
       lock.unlock();
-    }
-    if (asking.isEmpty()) {
-      return;
     }
     List<String> idsAsked = asking.stream().map(w -> w.id).toList();
     CompletionStage<RedisPermits.Acquired> reply;
@@ -433,11 +469,53 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       reply = permits.acquire(idsAsked, cap, lease, waiterLease);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
+    } finally {
+      askSent(asking);
     }
     try {
       reply.whenCompleteAsync((a, failure) -> onAcquireReply(asking, a, failure), scheduler);
     } catch (RejectedExecutionException closing) {
-      // closed meanwhile: a permit granted now is released by nobody and lapses with its lease
+      // closed meanwhile: close() withdrew the waiter, and askSent released it again after this
+      // acquire, so Redis takes back a permit it granted here
+    }
+  }
+
+  /**
+   * An acquire for {@code asked} is in Redis's connection (or failed). A waiter withdrawn while it
+   * was on its way (Redis lost, or close) had its release sent before it, so Redis may queue it (or
+   * grant it a permit) again for nobody: it is released once more, now after the acquire, and
+   * before close may go on.
+   */
+  private void askSent(List<Waiter> asked) {
+    List<String> withdrawn = new ArrayList<>();
+    lock.lock();
+    try {
+      for (Waiter w : asked) {
+        if (waiters.get(w.id) != w && !heldHereLocked(w.id)) {
+          withdrawn.add(w.id); // not granted meanwhile: withdrawn
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    try {
+      if (!withdrawn.isEmpty()) {
+        releaseAll(withdrawn);
+      }
+    } finally {
+      callSent();
+    }
+  }
+
+  /** An acquire or renewal is in Redis's connection (or failed): close may release after it. */
+  private void callSent() {
+    lock.lock();
+    try {
+      if (--callsBeingSent == 0) {
+        idle.signalAll();
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -497,7 +575,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         waiterOf.remove(w.ready);
         granted++;
         if (health == SharedCapHealth.GLOBAL) {
-          unclaimed.add(new Grant(id, System.nanoTime()));
+          unclaimed.add(new Grant(id, clock.getAsLong()));
           wake = w.ready;
         } else {
           releaseIt = true;
@@ -570,7 +648,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     List<String> unused = new ArrayList<>();
     lock.lock();
     try {
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       while (!kept.isEmpty() && now - kept.peekFirst().keptAt >= KEEP_IDLE_NANOS) {
         unused.add(kept.pollFirst().id);
       }
@@ -598,7 +676,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       if (health != SharedCapHealth.GLOBAL) {
         return;
       }
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       while (!unclaimed.isEmpty() && now - unclaimed.peek().since >= retryInterval.toNanos()) {
         stale.add(unclaimed.poll().id); // its worker did not come for it: someone else may
       }
@@ -640,6 +718,7 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       // back the permits of the tasks they kept running (two probes and a call).
       settle = health == SharedCapHealth.GLOBAL ? Duration.ZERO
           : probeInterval.multipliedBy(2).plus(permits.callTimeout());
+      callsBeingSent++;
     } finally {
       lock.unlock();
     }
@@ -648,6 +727,8 @@ public final class SharedCap implements LaneGate, AutoCloseable {
       reply = permits.renew(held, lease, settle);
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
+    } finally {
+      callSent();
     }
     try {
       reply.whenCompleteAsync((r, failure) -> {
@@ -816,7 +897,9 @@ public final class SharedCap implements LaneGate, AutoCloseable {
     boolean interrupted = false;
     lock.lock();
     try {
-      while (!running.isEmpty() || passesComingBack > 0) {
+      // The passes out, and the acquires and renewals on their way for what was just withdrawn:
+      // its release (below) must reach Redis after them.
+      while (!running.isEmpty() || passesComingBack > 0 || callsBeingSent > 0) {
         try {
           idle.await();
         } catch (InterruptedException e) {
@@ -1010,6 +1093,18 @@ public final class SharedCap implements LaneGate, AutoCloseable {
      * ({@code LaneBuilder.gate}).
      */
     public SharedCap build() {
+      check();
+      return new SharedCap(this);
+    }
+
+    /** Builds on a permit store, a scheduler and a clock of the caller's (the model check's). */
+    SharedCap build(PermitStore store, ScheduledExecutorService scheduler, LongSupplier clock) {
+      check();
+      return new SharedCap(this, Objects.requireNonNull(store, "store"),
+          Objects.requireNonNull(scheduler, "scheduler"), Objects.requireNonNull(clock, "clock"));
+    }
+
+    private void check() {
       if (cap < 0) {
         throw error("cap is required (the most tasks running at once across every instance)");
       }
@@ -1025,7 +1120,6 @@ public final class SharedCap implements LaneGate, AutoCloseable {
         throw error("retryInterval must be shorter than half the waiterLease ("
             + waiterLease.dividedBy(2).toMillis() + " ms), was " + retryInterval.toMillis() + " ms");
       }
-      return new SharedCap(this);
     }
 
     private Duration positive(String setting, Duration value, Duration min) {
