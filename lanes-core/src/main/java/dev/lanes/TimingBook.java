@@ -4,7 +4,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.PackedHistogram;
-import org.HdrHistogram.WriterReaderPhaser;
 
 /**
  * Where a lane's workers record each task's queue wait, run time, CPU time and outcome, and where
@@ -12,12 +11,11 @@ import org.HdrHistogram.WriterReaderPhaser;
  *
  * <p><b>Concurrency design.</b> Recording is single-writer and takes no lock: a worker claims a
  * {@link Tally} of its own when it starts ({@link #claim}) and gives it back when it leaves, and
- * writes into the tally's active buffer inside a {@link WriterReaderPhaser} critical section (two
- * uncontended atomic increments on the tally's own phaser). A reader swaps the active and inactive
- * buffers under the phaser's reader lock, flips the phase (waiting for a writer still in the old
- * buffer), and then drains the old buffer at leisure — HdrHistogram's own {@code Recorder}
- * pattern. Tallies are separate objects with their histograms' arrays between them, so two
- * workers never write the same cache line. A writer without a tally of its own (more workers
+ * writes into the tally's active buffer inside the tally's own phase (one volatile store, see
+ * {@link Tally}). A reader swaps the active and inactive buffers under the tally's swap lock, waits
+ * for a writer still in the old buffer, and then drains the old buffer at leisure — HdrHistogram's
+ * {@code Recorder} pattern, for one writer. Tallies are padded on both sides, so two workers never
+ * write the same cache line. A writer without a tally of its own (more workers
  * than tallies, or a caller running a task under the caller-runs policy) records into the
  * {@code shared} tally under its lock.
  *
@@ -28,8 +26,8 @@ import org.HdrHistogram.WriterReaderPhaser;
  * same buffers, so a task's outcome and its timings are always read together.
  *
  * <p><b>Memory.</b> A lane that recorded nothing holds no histogram (issue #27: an idle lane must
- * cost little): a tally makes its two buffers the first time it records (its writer, before it
- * enters the critical section, under the phaser's reader lock so no read is swapping meanwhile),
+ * cost little): a tally makes its two buffers the first time it records (its writer, before its
+ * phase starts, under the tally's swap lock so no read is swapping meanwhile),
  * and the book makes its two accumulators the first time a drain finds something. The buffers
  * are plain {@link Histogram}s (the writer's per-task cost); the accumulators, written only by
  * readers, are {@link PackedHistogram}s, which hold a few hundred bytes until values arrive and
@@ -38,8 +36,8 @@ import org.HdrHistogram.WriterReaderPhaser;
  *
  * <p><b>Failure model.</b> Recording allocates only when a histogram grows its array (auto-resize)
  * and when a tally records for the first time; an {@code OutOfMemoryError} there ends the worker
- * through the lane's exit path, and the buffer stays consistent for the reader (the phaser's exit
- * runs in a finally; the first buffers are published whole, under the reader lock).
+ * through the lane's exit path, and the buffer stays consistent for the reader (the phase's end
+ * runs in a finally; the first buffers are published whole, under the tally's swap lock).
  */
 final class TimingBook {
 
@@ -206,50 +204,88 @@ final class TimingBook {
   }
 
   /**
-   * One writer's buffers. Written by its claimant only (or under the book's shared lock); read by
-   * the book's reader through the phaser swap.
+   * Padding laid out before a {@link Tally}'s fields (a superclass's fields come first): a worker
+   * writes its tally's {@code epoch}, {@code started} and {@code released} on every task, and the
+   * tallies of a book are allocated one after another, so without it two workers' tallies could
+   * share a cache line (issue #27). The int fills the slot after the object header.
    */
-  static final class Tally {
-    private static final java.lang.invoke.VarHandle OWNED;
-    private static final java.lang.invoke.VarHandle RELEASED;
-    private static final java.lang.invoke.VarHandle STARTED;
-    /** How often a drain swaps again when the claimant started tasks during a swap. */
-    private static final int SWAP_ATTEMPTS = 8;
+  @SuppressWarnings("unused")
+  abstract static class TallyPadding {
+    private int q;
+    private long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+  }
 
-    static {
-      try {
-        OWNED = java.lang.invoke.MethodHandles.lookup()
-            .findVarHandle(Tally.class, "owned", int.class);
-        RELEASED = java.lang.invoke.MethodHandles.lookup()
-            .findVarHandle(Tally.class, "released", long.class);
-        STARTED = java.lang.invoke.MethodHandles.lookup()
-            .findVarHandle(Tally.class, "started", long.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
-
-    private final WriterReaderPhaser phaser = new WriterReaderPhaser();
+  /** The fields of a {@link Tally}, between its two paddings. */
+  abstract static class TallyFields extends TallyPadding {
     /** Null until the first record (see "Memory" in the book's comment); then never null. */
-    private volatile Acc active;
-    /** Guarded by the phaser's reader lock; null while {@code active} is. */
-    private Acc inactive;
-    @SuppressWarnings("unused") // accessed through OWNED
-    private volatile int owned;
+    volatile Acc active;
+    /** Guarded by the tally's swap lock; null while {@code active} is. */
+    Acc inactive;
+    volatile int owned;
     /**
      * Admission slots its claimants gave back, ever (see {@link LaneExecutor}'s Admission): only
      * grows, written by the claimant alone with release stores (no fence), read by submitters
      * when the lane looks full. A new claimant continues from it (the claim CAS orders it).
      */
-    @SuppressWarnings("unused") // accessed through RELEASED
-    private long released;
-
+    long released;
     /**
      * Tasks its claimants started, ever: only grows, written by the claimant alone with release
      * stores before the task runs (so before its end is recorded), read by stats.
      */
-    @SuppressWarnings("unused") // accessed through STARTED
-    private long started;
+    long started;
+    /**
+     * The writer's phase: odd while it records into {@code active}, even outside (see {@link
+     * Tally}). Written by the tally's one writer at a time.
+     */
+    long epoch;
+  }
+
+  /**
+   * One writer's buffers. Written by its claimant only (or under the book's shared lock); read by
+   * the book's reader, which swaps the buffers.
+   *
+   * <p><b>Concurrency design.</b> A single-writer phaser: the writer makes {@code epoch} odd with a
+   * volatile store (the one fence a task costs here), reads {@code active}, records into it, and
+   * makes {@code epoch} even again with a release store. A reader, holding the tally's swap lock,
+   * swaps {@code active} (a volatile store) and then reads {@code epoch}: the two sides each write
+   * one variable and then read the other's, so at least one sees the other. If the reader reads an
+   * even epoch, the writer either finished its record before (its release store, read with
+   * acquire, makes the record visible) or has not read {@code active} yet and will read the new
+   * buffer; if it reads an odd one, the writer may be recording into the old buffer, and the
+   * reader waits until the epoch moves. HdrHistogram's {@code WriterReaderPhaser}, used here
+   * before, does the same for many writers at the cost of two atomic increments per record; a
+   * tally has one writer at a time (its claimant, whose claim CAS orders it after the last; or a
+   * holder of the book's shared lock).
+   */
+  static final class Tally extends TallyFields {
+    private static final java.lang.invoke.VarHandle OWNED;
+    private static final java.lang.invoke.VarHandle RELEASED;
+    private static final java.lang.invoke.VarHandle STARTED;
+    private static final java.lang.invoke.VarHandle EPOCH;
+    /** How often a drain swaps again when the claimant started tasks during a swap. */
+    private static final int SWAP_ATTEMPTS = 8;
+    /** How often a reader that finds the writer recording spins before it yields at each look. */
+    private static final int WRITER_SPINS = 100;
+
+    static {
+      try {
+        java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+        OWNED = l.findVarHandle(TallyFields.class, "owned", int.class);
+        RELEASED = l.findVarHandle(TallyFields.class, "released", long.class);
+        STARTED = l.findVarHandle(TallyFields.class, "started", long.class);
+        EPOCH = l.findVarHandle(TallyFields.class, "epoch", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    /** Padding after the fields (see {@link TallyPadding}). */
+    @SuppressWarnings("unused")
+    private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+
+    /** Held by a reader that swaps the buffers, and by the writer that makes them. */
+    private final java.util.concurrent.locks.ReentrantLock swapLock =
+        new java.util.concurrent.locks.ReentrantLock();
 
     /** One task started by this tally's claimant. */
     void addStarted() {
@@ -271,15 +307,16 @@ final class TimingBook {
 
     void record(long waitNanos, long runNanos, long cpuNanos, int outcome) {
       if (active == null) {
-        makeBuffers(); // the first record: outside the critical section (a drain may wait on it)
+        makeBuffers(); // the first record: before its phase starts (a drain may wait on it)
       }
-      long e = phaser.writerCriticalSectionEnter();
+      long e = (long) EPOCH.get(this);
+      EPOCH.setVolatile(this, e + 1); // recording; ordered before the read of active below
       try {
         Acc a = active;
         a.add(waitNanos, runNanos, cpuNanos);
         a.outcomes[outcome]++;
       } finally {
-        phaser.writerCriticalSectionExit(e);
+        EPOCH.setRelease(this, e + 2);
       }
     }
 
@@ -288,9 +325,9 @@ final class TimingBook {
      * tasks this tally's claimants had started by then. The count is read before and after the
      * swap: when they agree, no task started during the swap, so every end the old buffer held is
      * among them and they hold at most the one task in flight besides. A swap waits for a
-     * writer inside its critical section (yielding, so the claimant may run many more tasks
-     * meanwhile); when the two reads differ, it swaps again, a few times, and then returns the
-     * later read, which still counts every end drained.
+     * writer still recording into the old buffer (yielding, so the claimant may run many more
+     * tasks meanwhile); when the two reads differ, it swaps again, a few times, and then returns
+     * the later read, which still counts every end drained.
      */
     long drainInto(TimingBook book) {
       for (int attempt = 1; ; attempt++) {
@@ -304,37 +341,46 @@ final class TimingBook {
     }
 
     /**
-     * Makes the two buffers, under the reader lock so that no drain swaps while they appear;
-     * called by this tally's writer (its claimant, or a holder of the book's shared lock) alone.
+     * Makes the two buffers, under the swap lock so that no drain swaps while they appear; called
+     * by this tally's writer (its claimant, or a holder of the book's shared lock) alone.
      */
     private void makeBuffers() {
-      phaser.readerLock();
+      swapLock.lock();
       try {
         if (active == null) {
           inactive = new Acc(false);
           active = new Acc(false);
         }
       } finally {
-        phaser.readerUnlock();
+        swapLock.unlock();
       }
     }
 
     private void swapAndMerge(TimingBook book) {
-      phaser.readerLock();
+      swapLock.lock();
       try {
         Acc old = active;
         if (old == null) {
           return; // nothing ever recorded here
         }
-        active = inactive;
-        phaser.flipPhase();
+        active = inactive; // then read the writer's phase (see the class comment)
+        long phase = (long) EPOCH.getVolatile(this);
+        if ((phase & 1) != 0) {
+          for (int i = 0; (long) EPOCH.getVolatile(this) == phase; i++) {
+            if (i < WRITER_SPINS) {
+              Thread.onSpinWait();
+            } else {
+              Thread.yield();
+            }
+          }
+        }
         if (old.count > 0) {
           book.merge(old);
           old.reset();
         }
         inactive = old;
       } finally {
-        phaser.readerUnlock();
+        swapLock.unlock();
       }
     }
   }

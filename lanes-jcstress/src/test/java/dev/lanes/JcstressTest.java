@@ -25,7 +25,7 @@ class JcstressTest {
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
       "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
       "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll",
-      "GrowthStress");
+      "GrowthStress", "TallySwapStress");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
