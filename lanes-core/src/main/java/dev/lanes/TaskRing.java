@@ -91,16 +91,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * few instructions to publish was descheduled between its claim and its release store, and on a
  * machine with fewer cores than threads a spinning worker keeps it from running (issue #27).
  *
- * <p><b>Contended takes (issue #27).</b> A consumer whose CAS on {@code head} fails lost the
- * entry to another consumer taking at the same moment; it yields its core before it looks again.
- * When tasks are tiny and touch a line they all write (one latch, one counter), two workers
- * taking at once on two cores move that line and {@code head}'s between the cores on every task,
- * while the producer waits for a core (on 2 cores: 4.3 M tasks/s at 440 ns of CPU a task instead
- * of 11–12 M at 165 ns, in whichever JVM the scheduler settles into that state); the loser's
- * yield hands its core to whoever waits for one (the producer, usually), and the workers fall
- * into taking turns. Where nothing else waits, a yield returns at once. Measured in BENCHMARKS.md
- * ("Issue #27: the shared-latch workload"), on 2 cores only.
- *
  * <p><b>Failure model.</b> Nothing here calls user code; it allocates after construction only for
  * the overflow's entries and a growing array (see "Growth"). The only
  * exception is an {@code InterruptedException}-free park, so a worker's wait ends by an unpark,
@@ -505,9 +495,6 @@ final class TaskRing {
           return item;
         }
         h = witness;
-        if (YIELD_ON_LOST_TAKE) {
-          Thread.yield();
-        }
       } else if (dif < 0) {
         return null; // not published yet (or empty)
       } else {
@@ -625,13 +612,6 @@ final class TaskRing {
    * a little CPU and saves the producer an unpark (a system call) when work arrives at once.
    */
   static final int SPINS = Integer.getInteger("lanes.idleSpins", 64);
-
-  /**
-   * Whether a consumer that loses the race for the head yields its core before it looks again
-   * (see "Contended takes" in the class comment); {@code -Dlanes.yieldOnLostTake=false} to compare.
-   */
-  static final boolean YIELD_ON_LOST_TAKE =
-      Boolean.parseBoolean(System.getProperty("lanes.yieldOnLostTake", "true"));
 
   /**
    * How often a worker that finds the head claimed but not yet published spins before it yields

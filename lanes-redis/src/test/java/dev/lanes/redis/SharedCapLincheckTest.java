@@ -661,14 +661,7 @@ class SharedCapLincheckTest {
         .build(store, scheduler, now::get);
     CountDownLatch sending = new CountDownLatch(1);
     CountDownLatch letGo = new CountDownLatch(1);
-    store.beforeAcquire = () -> {
-      sending.countDown();
-      try {
-        letGo.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
+    store.beforeAcquire = pauseAt(sending, letGo);
     CountDownLatch answered = new CountDownLatch(1);
     store.beforeClose = () -> {
       try {
@@ -722,14 +715,7 @@ class SharedCapLincheckTest {
     assertThat(cap.stats().grantedUnclaimed()).isEqualTo(1);
     CountDownLatch sending = new CountDownLatch(1);
     CountDownLatch letGo = new CountDownLatch(1);
-    store.beforeRenew = () -> {
-      sending.countDown();
-      try {
-        letGo.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
+    store.beforeRenew = pauseAt(sending, letGo);
     now.addAndGet(Duration.ofSeconds(1).toNanos());
     Thread schedulerThread = new Thread(scheduler::runDue, "scheduler");
     schedulerThread.start();
@@ -749,10 +735,6 @@ class SharedCapLincheckTest {
   }
 
   /**
-   * The JDK's plain collections and streams ({@code java.util.*}, not its subpackages) and its
-   * concurrent map and list; not the locks, atomics or futures, where threads park and wake.
-   */
-  /**
    * The third leak the model check found (issue #27; it needs about 60 scenarios to find it): a
    * worker's acquire for a new waiter is on its way when Redis is lost; the scheduler thread
    * withdraws the waiter and releases its id (best effort) before the acquire reaches Redis, which
@@ -771,14 +753,7 @@ class SharedCapLincheckTest {
     store.heldByAnotherInstance("another-instance:1");
     CountDownLatch sending = new CountDownLatch(1);
     CountDownLatch letGo = new CountDownLatch(1);
-    store.beforeAcquire = () -> {
-      sending.countDown();
-      try {
-        letGo.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
+    store.beforeAcquire = pauseAt(sending, letGo);
     AtomicReference<LaneGate.Pass> asked = new AtomicReference<>();
     Thread worker = new Thread(() -> asked.set(cap.tryEnter(() -> { })), "worker");
     worker.start();
@@ -811,6 +786,10 @@ class SharedCapLincheckTest {
     }
   }
 
+  /**
+   * The JDK's plain collections and streams ({@code java.util.*}, not its subpackages) and its
+   * concurrent map and list; not the locks, atomics or futures, where threads park and wake.
+   */
   static boolean jdkLibrary(String className) {
     return className.startsWith("java.util.") && className.indexOf('.', "java.util.".length()) < 0
         || className.startsWith("java.util.stream.")
@@ -843,5 +822,17 @@ class SharedCapLincheckTest {
         // thread can be anyway); the concurrent ones are atomic enough for what the cap asks of
         // them. Locks, atomics and futures stay under the model checker.
         .addGuarantee(forClasses(SharedCapLincheckTest::jdkLibrary).allMethods().treatAsAtomic());
+  }
+
+  /** A hook that says it was reached and then waits until let go (a call held on its way). */
+  private static Runnable pauseAt(CountDownLatch reached, CountDownLatch letGo) {
+    return () -> {
+      reached.countDown();
+      try {
+        letGo.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
   }
 }
