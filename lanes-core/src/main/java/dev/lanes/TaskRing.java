@@ -686,7 +686,7 @@ final class TaskRing {
    * wake-all (which follows every change of that state) after that read is never missed.
    */
   boolean await(Worker w, long timeoutNanos, int epoch) {
-    for (int i = 0; ; i++) {
+    for (int spins = 0, publishWaits = 0; ; ) {
       if (headPublished()) {
         return true;
       }
@@ -695,14 +695,15 @@ final class TaskRing {
         // few instructions, unless it was descheduled there. Then a worker that spins (or returns
         // to poll at once, as it once did) takes the core the producer needs to finish, for as
         // long as the scheduler lets it: after a few spins, give the core up instead.
-        if (i < PUBLISH_SPINS) {
+        if (publishWaits < PUBLISH_SPINS) {
+          publishWaits++;
           Thread.onSpinWait();
         } else {
           Thread.yield();
         }
         continue;
       }
-      if (i >= SPINS) {
+      if (spins++ >= SPINS) {
         break;
       }
       Thread.onSpinWait();

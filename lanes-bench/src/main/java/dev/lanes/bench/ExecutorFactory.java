@@ -43,7 +43,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  *   <li>Spring's {@code SimpleAsyncTaskExecutor}: its concurrency limit blocks the caller (it has
  *       no queue);
  *   <li>{@code vthreads} and {@code r4j-semaphore-vthreads} start a virtual thread per task and
- *       never block the producer (waiting tasks are parked threads, unbounded).
+ *       never block the producer (waiting tasks are parked threads, unbounded);
+ *   <li>{@code fjp} ({@code ForkJoinPool}) queues without bound and never blocks the producer.
  * </ul>
  *
  * {@link BenchExecutor#close()} waits for accepted tasks, except on Spring's executor, whose

@@ -121,6 +121,9 @@ class BenchMainTest {
     long full = BenchPlan.estimateMinutes(
         BenchMain.select(BenchPlan.full(), BenchMain.Args.parse(new String[0])), list);
     assertThat(full).isGreaterThan(quick * 5);
+    // README: the full plan fits in one working session (issue #27), about 140 minutes of
+    // iterations (plus about 9 % for JVM starts).
+    assertThat(full).isLessThanOrEqualTo(140);
     assertThat(BenchMain.select(BenchPlan.full(), BenchMain.Args.parse(new String[0])))
         .noneMatch(r -> r.suite().equals("agent"));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -196,6 +199,16 @@ class BenchMainTest {
         BenchPlan.full().stream().filter(r -> r.id().equals("shared-latch-producers")).toList(),
         rows);
     assertThat(tables).contains("ratio to tpe-abq").contains("| lanes | 16.00 M | ");
+    // --help: one producer by execute and by runAsync, then 2, 4 and 8 producers
+    String list = BenchPlan.benchmarkList();
+    java.util.Map<String, Long> methods = new java.util.HashMap<>();
+    for (BenchRun r : BenchPlan.full()) {
+      if (r.suite().equals("shared-latch")) {
+        methods.put(r.id(), BenchPlan.methods(r, list));
+      }
+    }
+    assertThat(methods).containsExactlyInAnyOrderEntriesOf(Map.of(
+        "shared-latch", 1L, "shared-latch-async", 1L, "shared-latch-producers", 3L));
   }
 
   @Test

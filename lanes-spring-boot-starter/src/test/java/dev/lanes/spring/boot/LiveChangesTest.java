@@ -286,14 +286,7 @@ class LiveChangesTest {
         try {
           go.await();
           for (int t = 0; t < tasksEach; t++) {
-            try {
-              accepted.add(work.submit(() -> {
-                ran.incrementAndGet();
-                LockSupport.parkNanos(20_000);
-              }));
-            } catch (LaneRejectedException e) {
-              rejected.incrementAndGet();
-            }
+            submitShortTask(accepted, rejected, ran);
           }
         } catch (Throwable e) {
           failures.add(e);
@@ -366,14 +359,7 @@ class LiveChangesTest {
           go.await();
           while (refreshing.get()) {
             submitted.incrementAndGet();
-            try {
-              accepted.add(work.submit(() -> {
-                ran.incrementAndGet();
-                LockSupport.parkNanos(20_000);
-              }));
-            } catch (LaneRejectedException e) {
-              rejected.incrementAndGet();
-            }
+            submitShortTask(accepted, rejected, ran);
             LockSupport.parkNanos(50_000);
           }
         } catch (Throwable e) {
@@ -415,5 +401,21 @@ class LiveChangesTest {
     assertThat(accepted).isNotEmpty();
     System.out.printf("refreshes under load: %d accepted, %d rejected, 10 refreshes%n",
         accepted.size(), rejected.get());
+  }
+
+  /**
+   * Submits one 20 µs task to the "work" lane: its future joins {@code accepted}, or its refusal
+   * is counted.
+   */
+  private void submitShortTask(ConcurrentLinkedQueue<CompletableFuture<?>> accepted,
+      AtomicLong rejected, AtomicInteger ran) {
+    try {
+      accepted.add(work.submit(() -> {
+        ran.incrementAndGet();
+        LockSupport.parkNanos(20_000);
+      }));
+    } catch (LaneRejectedException e) {
+      rejected.incrementAndGet();
+    }
   }
 }
