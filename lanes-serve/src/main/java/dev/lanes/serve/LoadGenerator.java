@@ -198,8 +198,15 @@ final class LoadGenerator {
     return new LoadResult(scenario.name(), options.url().toString(), mode, scenario.describe(), seconds, endpoints, notes);
   }
 
+  /** How long past the run's deadline a request's own timeout lies (see {@link #send}). */
+  static final long REQUEST_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private static void send(HttpClient client, URI target, Tally tally, Semaphore inFlight, long deadline) {
-    long remaining = Math.max(1, deadline - System.nanoTime());
+    // The request's own timeout lies past the run's deadline: at the deadline the run stops and
+    // aborts what is still in flight (and says so). A timeout at the deadline itself could end
+    // every request a moment before the run's wait for them gave up, and the cut-short run would
+    // look finished (LoadCommandTest.aRunLongerThanMaxSecondsIsCutShortAndSaysSo flaked so).
+    long remaining = Math.max(1, deadline - System.nanoTime()) + REQUEST_GRACE_NANOS;
     HttpRequest req = HttpRequest.newBuilder(target).GET().timeout(Duration.ofNanos(remaining)).build();
     tally.sent.incrementAndGet();
     long start = System.nanoTime();
