@@ -64,7 +64,8 @@ import java.util.function.Consumer;
  * the two sees the other, so either the lane is not put to rest or the submitter wakes it. Likewise
  * the thread sets {@code sleepingLong} and then re-reads every lane's flag and the count of
  * registrations, and a waker clears its flag (a registration counts itself) and then reads {@code
- * sleepingLong}. While a lane
+ * sleepingLong}. Both pairs live in small classes ({@link Rest}, {@link LongPark}) that jcstress
+ * races as they are ({@code RestWakeStress}). While a lane
  * rests its samples are collapsed to the last (all had the same counts); on its first tick after
  * waking that sample is re-stamped one tick before now, which gives the window, the judgement and
  * the hysteresis exactly what a lane ticked all along would have (its idle samples all had those
@@ -76,21 +77,11 @@ final class HealthMonitor {
   static final long TICK_MILLIS = 100;
   /** The health thread's park while every lane rests (see "Resting"). */
   static final long RESTING_TICK_MILLIS = 5_000;
-  private static final java.lang.invoke.VarHandle RESTING;
-
-  static {
-    try {
-      RESTING = java.lang.invoke.MethodHandles.lookup()
-          .findVarHandle(HealthMonitor.class, "resting", boolean.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
 
   /** The health thread, for wakers (see "Resting"); null when none runs. */
   private static volatile Thread tickerThread;
-  /** True while the health thread parks with every lane resting (see "Resting"). */
-  private static volatile boolean sleepingLong;
+  /** Whether the health thread parks long, every lane resting (see "Resting"). */
+  private static final LongPark LONG_PARK = new LongPark();
   /** Lanes ever registered; written under TICKER_LOCK, read by the thread (see "Resting"). */
   private static volatile long registrations;
   private static final System.Logger LOG = System.getLogger("dev.lanes");
@@ -113,7 +104,7 @@ final class HealthMonitor {
    * Put to rest by the health thread, cleared by the first append after (see "Resting"); read by
    * every submitter after its append, written only at those two moments.
    */
-  private volatile boolean resting;
+  private final Rest rest = new Rest();
   /** The samples were collapsed when the lane was put to rest; guarded by lock. */
   private boolean collapsed;
   /** Ticks ever (for tests); guarded by lock. */
@@ -167,7 +158,7 @@ final class HealthMonitor {
         t.start();
       }
       registrations++; // then read sleepingLong (the Dekker pair with the thread's long park)
-      if (sleepingLong) {
+      if (LONG_PARK.sleepingLong) {
         LockSupport.unpark(ticker); // a new lane is ticked at once, however long the thread parks
       }
     } finally {
@@ -218,7 +209,7 @@ final class HealthMonitor {
     for (; ; ) {
       LockSupport.parkNanos(
           TimeUnit.MILLISECONDS.toNanos(allResting ? RESTING_TICK_MILLIS : TICK_MILLIS));
-      sleepingLong = false;
+      LONG_PARK.wokeUp();
       List<LaneExecutor> lanes;
       long registered;
       TICKER_LOCK.lock();
@@ -235,7 +226,7 @@ final class HealthMonitor {
       }
       List<LaneExecutor> awake = new ArrayList<>();
       for (LaneExecutor l : lanes) {
-        if (!l.ctx.health.resting) {
+        if (!l.ctx.health.rest.resting()) {
           awake.add(l);
           continue;
         }
@@ -263,20 +254,21 @@ final class HealthMonitor {
           logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
         }
       }
-      allResting = everyLaneRests(lanes);
-      if (allResting) {
-        sleepingLong = true; // then re-read every flag (see "Resting": a waker reads this after)
-        allResting = everyLaneRests(lanes) && registrations == registered;
-        sleepingLong = allResting;
-      }
+      allResting = mayParkLong(lanes, registered);
       lanes = null; // hold no lane while parked
       awake = null;
     }
   }
 
+  /** Every lane rests, and still does once the thread said it parks long (see "Resting"). */
+  private static boolean mayParkLong(List<LaneExecutor> lanes, long registered) {
+    return everyLaneRests(lanes)
+        && LONG_PARK.decide(() -> everyLaneRests(lanes) && registrations == registered);
+  }
+
   private static boolean everyLaneRests(List<LaneExecutor> lanes) {
     for (LaneExecutor l : lanes) {
-      if (!l.ctx.health.resting) {
+      if (!l.ctx.health.rest.resting()) {
         return false;
       }
     }
@@ -288,7 +280,7 @@ final class HealthMonitor {
    * volatile read when it does not (see "Resting").
    */
   void noteWork() {
-    if (resting && RESTING.compareAndSet(this, true, false) && sleepingLong) {
+    if (rest.wake() && LONG_PARK.sleepingLong) {
       Thread t = tickerThread;
       if (t != null) {
         LockSupport.unpark(t);
@@ -308,7 +300,7 @@ final class HealthMonitor {
 
   /** True while the lane rests (see "Resting"); for tests. */
   boolean resting() {
-    return resting;
+    return rest.resting();
   }
 
   /**
@@ -332,9 +324,7 @@ final class HealthMonitor {
       if (!quiet(appended, started, last)) {
         return false;
       }
-      resting = true; // then re-read (the Dekker pair with noteWork)
-      if (!quiet(appended, started, last)) {
-        resting = false;
+      if (!rest.tryRest(() -> quiet(appended, started, last))) {
         return false;
       }
       while (samples.size() > 1) {
@@ -359,6 +349,77 @@ final class HealthMonitor {
         && ctx.books.running() == 0
         && ctx.books.rejectedCount() == last[4]
         && !ctx.books.drops.owesLine();
+  }
+
+  /**
+   * A lane's rest flag: the health thread's side and the waker's side of the first Dekker pair of
+   * "Resting", apart so that jcstress races them as they are ({@code RestWakeStress}). The thread
+   * sets the flag and then re-reads what a submitter changes before it calls {@link #wake} (its
+   * append, a CAS, is a full fence); a submitter reads the flag after that change. One of the two
+   * sees the other: the lane does not rest, or the submitter wakes it.
+   */
+  static final class Rest {
+    private static final java.lang.invoke.VarHandle RESTING;
+
+    static {
+      try {
+        RESTING = java.lang.invoke.MethodHandles.lookup()
+            .findVarHandle(Rest.class, "resting", boolean.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private volatile boolean resting;
+
+    /**
+     * Health thread (one at a time): rests the lane, then re-checks {@code stillQuiet} and takes
+     * the rest back if it no longer holds. True if the lane rests now.
+     */
+    boolean tryRest(java.util.function.BooleanSupplier stillQuiet) {
+      resting = true; // then re-read (the waker reads this after its change)
+      if (!stillQuiet.getAsBoolean()) {
+        resting = false;
+        return false;
+      }
+      return true;
+    }
+
+    /** Waker, after its change: true if this call ended the rest (one volatile read if none). */
+    boolean wake() {
+      return resting && RESTING.compareAndSet(this, true, false);
+    }
+
+    boolean resting() {
+      return resting;
+    }
+  }
+
+  /**
+   * Whether the health thread parks long: the second Dekker pair of "Resting", apart for {@code
+   * RestWakeStress}. The thread sets {@code sleepingLong} and then re-reads every lane's rest flag
+   * (and the count of registrations); a waker ends a lane's rest and then reads {@code
+   * sleepingLong}, and unparks the thread if it is set. So the thread never parks long while a
+   * lane it saw resting was woken without it being told.
+   */
+  static final class LongPark {
+    volatile boolean sleepingLong;
+
+    /**
+     * Health thread, every lane seen resting: true if it may park long, {@code stillAllResting}
+     * re-read after {@code sleepingLong} was set.
+     */
+    boolean decide(java.util.function.BooleanSupplier stillAllResting) {
+      sleepingLong = true; // then re-read every flag (a waker reads this after its wake)
+      boolean parkLong = stillAllResting.getAsBoolean();
+      sleepingLong = parkLong;
+      return parkLong;
+    }
+
+    /** Health thread, after any park. */
+    void wokeUp() {
+      sleepingLong = false;
+    }
   }
 
   private static void logQuietly(String message, Throwable e) {

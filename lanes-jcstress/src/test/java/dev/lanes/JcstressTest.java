@@ -25,7 +25,7 @@ class JcstressTest {
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
       "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
       "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll",
-      "GrowthStress", "TallySwapStress");
+      "GrowthStress", "TallySwapStress", "RestWakeStress.Append", "RestWakeStress.LongPark");
 
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
