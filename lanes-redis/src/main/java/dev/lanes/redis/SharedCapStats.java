@@ -20,8 +20,10 @@ package dev.lanes.redis;
  * @param globalWaiters waiters of every instance, as Redis last said
  * @param permitsGranted global permits granted to this instance
  * @param permitsReinstated permits of running tasks that renewing found missing and put back
- * @param refused times the gate refused a queued task for good (Redis away under fail-fast, or
- *     closed): each ended one task of the lane as {@code GATE_REFUSED}
+ * @param refused times the gate answered a worker asking to start a queued task with a refusal
+ *     for good (Redis away under fail-fast, or closed): each ends the lane's oldest queued task as
+ *     {@code GATE_REFUSED} if one is still queued, so two workers refused at once for the last
+ *     queued task count two here and one in the lane's books (which count tasks)
  * @param redisFailures calls to Redis that failed or timed out
  * @param keptForNextTask global permits this instance holds between two tasks: kept (at most {@code
  *     KEEP_IDLE}, 1 ms) for the next queued task of the lane, within the permit's quantum

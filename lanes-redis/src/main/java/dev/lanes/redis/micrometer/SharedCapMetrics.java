@@ -29,7 +29,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code lanes.shared.local.share.running}</td><td>gauge</td><td>tasks running on the fault policy's local share</td></tr>
  *   <tr><td>{@code lanes.shared.health}</td><td>gauge, tag {@code state}</td><td>1 for the current state, 0 for the others</td></tr>
  *   <tr><td>{@code lanes.shared.permits.granted}</td><td>counter</td><td>permits granted to this instance</td></tr>
- *   <tr><td>{@code lanes.shared.refused}</td><td>counter</td><td>queued tasks the gate refused for good (the lane counts them as {@code gate_refused})</td></tr>
+ *   <tr><td>{@code lanes.shared.refused}</td><td>counter</td><td>refusals for good; each ends the lane's oldest queued task if one is left (the lane counts those tasks as {@code gate_refused})</td></tr>
  *   <tr><td>{@code lanes.shared.permits.reinstated}</td><td>counter</td><td>permits of running tasks put back</td></tr>
  *   <tr><td>{@code lanes.shared.tasks.on.kept.permits}</td><td>counter</td><td>tasks started on a permit kept from the task before (no call to Redis)</td></tr>
  *   <tr><td>{@code lanes.shared.redis.failures}</td><td>counter</td><td>calls to Redis that failed or timed out</td></tr>
@@ -82,7 +82,7 @@ public final class SharedCapMetrics implements MeterBinder {
     counter(registry, "lanes.shared.redis.failures", "calls to Redis that failed or timed out",
         s -> s.redisFailures());
     counter(registry, "lanes.shared.refused",
-        "queued tasks the gate refused for good (Redis away under fail-fast, or closed)",
+        "refusals for good (Redis away under fail-fast, or closed); the lane's gate_refused counts the tasks they ended",
         s -> s.refused());
   }
 
