@@ -152,7 +152,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
     this.ctx = new LaneContext(this, b,
         CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1,
-        newRing(name, b.queueCapacity, b.queueCapacity + b.concurrency),
+        newRing(name, b.queueCapacity, b.queueCapacity + b.concurrency, !elastic),
         new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos),
         b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b),
         Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores()));
@@ -182,7 +182,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   private static final long SMALL_RING_BYTES = 8L << 20;
 
-  private static TaskRing newRing(String name, int queueCapacity, int room) {
+  private static TaskRing newRing(
+      String name, int queueCapacity, int room, boolean wakeOldestFirst) {
     Runtime rt = Runtime.getRuntime();
     long needed = TaskRing.bytesFor(room);
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
@@ -195,7 +196,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
     }
     try {
-      return new TaskRing(TaskRing.INITIAL_CAPACITY, room);
+      return new TaskRing(TaskRing.INITIAL_CAPACITY, room, wakeOldestFirst);
     } catch (OutOfMemoryError e) {
       throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
           + " queueCapacity or raise -Xmx", e);

@@ -91,6 +91,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * few instructions to publish was descheduled between its claim and its release store, and on a
  * machine with fewer cores than threads a spinning worker keeps it from running (issue #27).
  *
+ * <p><b>Which idle worker.</b> The idle workers form a list in the order they announced themselves
+ * (under the idle lock, linked both ways, so a worker whose wait timed out leaves from anywhere in
+ * it). A platform lane's ring wakes the worker idle longest, as a {@code ThreadPoolExecutor}'s
+ * queue does; a virtual lane's wakes the latest, so that its surplus workers stay idle, reach
+ * their keep-alive and give their permits back. The oldest first is for speed: handing one task
+ * at a time to a lane of two workers took several times longer, on this project's 2-core virtual
+ * machine, when the producer woke the worker that had just parked (BENCHMARKS.md, "Issue #27:
+ * which idle worker to wake").
+ *
  * <p><b>Failure model.</b> Nothing here calls user code; it allocates after construction only for
  * the overflow's entries and a growing array (see "Growth"). The only
  * exception is an {@code InterruptedException}-free park, so a worker's wait ends by an unpark,
@@ -247,7 +256,7 @@ final class TaskRing {
 
   /** A ring whose array has {@code capacity} slots (rounded up to a power of two) from the start. */
   TaskRing(int capacity) {
-    this(capacity, capacity);
+    this(capacity, capacity, false);
   }
 
   /**
@@ -255,6 +264,15 @@ final class TaskRing {
    * maxCapacity} (each rounded up to a power of two; the initial at most the bound).
    */
   TaskRing(int initialCapacity, int maxCapacity) {
+    this(initialCapacity, maxCapacity, false);
+  }
+
+  /**
+   * As {@link #TaskRing(int, int)}; {@code wakeOldestFirst} says which idle worker a producer
+   * wakes (see "Which idle worker" in the class comment).
+   */
+  TaskRing(int initialCapacity, int maxCapacity, boolean wakeOldestFirst) {
+    this.wakeOldestFirst = wakeOldestFirst;
     int max = roundUp(maxCapacity);
     int initial = Math.min(max, roundUp(initialCapacity));
     this.maxCapacity = max;
@@ -624,8 +642,16 @@ final class TaskRing {
 
   private final ReentrantLock idleLock = new ReentrantLock();
 
-  /** Top of the stack of idle workers, linked by {@link Worker#nextIdle}; guarded by idleLock. */
-  private Worker idleTop;
+  /**
+   * The idle workers, oldest announcement first, linked both ways by {@link Worker#olderIdle} and
+   * {@link Worker#newerIdle}; guarded by idleLock.
+   */
+  private Worker idleOldest;
+
+  private Worker idleNewest;
+
+  /** Which idle worker a producer wakes: the one idle longest (true) or the latest (false). */
+  private final boolean wakeOldestFirst;
 
   /**
    * Producer side, after an append: wakes one idle worker if there is one; true if it woke one.
@@ -638,12 +664,11 @@ final class TaskRing {
     Worker w;
     idleLock.lock();
     try {
-      w = idleTop;
+      w = wakeOldestFirst ? idleOldest : idleNewest;
       if (w == null) {
         return false;
       }
-      idleTop = w.nextIdle;
-      w.nextIdle = null;
+      unlinkIdle(w);
       w.idle = false;
       idleCount.decrementAndGet();
     } finally {
@@ -651,6 +676,29 @@ final class TaskRing {
     }
     LockSupport.unpark(w.thread);
     return true;
+  }
+
+  /** True if a producer wakes the worker idle longest, false if the latest. */
+  boolean wakesOldestFirst() {
+    return wakeOldestFirst;
+  }
+
+  /** Takes {@code w} off the idle list, wherever it is in it; the caller holds idleLock. */
+  private void unlinkIdle(Worker w) {
+    Worker older = w.olderIdle;
+    Worker newer = w.newerIdle;
+    if (older == null) {
+      idleOldest = newer;
+    } else {
+      older.newerIdle = newer;
+    }
+    if (newer == null) {
+      idleNewest = older;
+    } else {
+      newer.olderIdle = older;
+    }
+    w.olderIdle = null;
+    w.newerIdle = null;
   }
 
   /**
@@ -711,8 +759,14 @@ final class TaskRing {
     idleLock.lock();
     try {
       w.idle = true;
-      w.nextIdle = idleTop;
-      idleTop = w;
+      w.olderIdle = idleNewest;
+      w.newerIdle = null;
+      if (idleNewest == null) {
+        idleOldest = w;
+      } else {
+        idleNewest.newerIdle = w;
+      }
+      idleNewest = w;
       idleCount.incrementAndGet(); // the fence before the re-check below (see the class comment)
     } finally {
       idleLock.unlock();
@@ -737,22 +791,11 @@ final class TaskRing {
       // clear the flag, or park would return at once for ever.
       Thread.interrupted();
     }
-    if (w.idle) { // not woken by anyone: take this worker off the stack
+    if (w.idle) { // not woken by anyone: take this worker off the list
       idleLock.lock();
       try {
         if (w.idle) {
-          Worker prev = null;
-          for (Worker x = idleTop; x != null; prev = x, x = x.nextIdle) {
-            if (x == w) {
-              if (prev == null) {
-                idleTop = w.nextIdle;
-              } else {
-                prev.nextIdle = w.nextIdle;
-              }
-              break;
-            }
-          }
-          w.nextIdle = null;
+          unlinkIdle(w);
           w.idle = false;
           idleCount.decrementAndGet();
         } else {

@@ -30,7 +30,7 @@ import java.util.function.Consumer;
  * a read drains the tally).
  *
  * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} ({@code idle},
- * {@code nextIdle}, guarded by the ring's idle lock) and is woken by an unpark, never by an
+ * {@code olderIdle}, {@code newerIdle}, guarded by the ring's idle lock) and is woken by an unpark, never by an
  * interrupt, so nothing has to keep a shutdown's interrupt out of the next task. The fields a
  * worker writes on every task ({@code current}, the busy flag, its clocks, its scratch task and
  * {@code taken}) are its own, padded so that no other worker's writes share their cache line.
@@ -103,11 +103,13 @@ final class Worker implements Runnable {
   /** A compensation worker's one task (claimed from the queue before the thread started). */
   volatile LaneFuture<?> assigned;
 
-  /** Parked in the ring's idle stack; cleared by whoever wakes it (under the ring's idle lock). */
+  /** Parked in the ring's idle list; cleared by whoever wakes it (under the ring's idle lock). */
   volatile boolean idle;
 
-  /** Next idle worker in the ring's stack; guarded by the ring's idle lock. */
-  Worker nextIdle;
+  /** The idle workers announced before and after this one; guarded by the ring's idle lock. */
+  Worker olderIdle;
+
+  Worker newerIdle;
 
   /** This worker's run of the task it runs now (reused for every task; see {@link TaskRun}). */
   final TaskRun taskRun;

@@ -1,0 +1,130 @@
+package dev.lanes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Which idle worker a producer wakes ({@link TaskRing}, "Which idle worker"): a platform lane's
+ * ring the one idle longest, a virtual lane's the latest; a worker whose wait timed out leaves the
+ * list from wherever it is, and the others keep their order.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RingWakeOrderTest {
+
+  private final List<Thread> threads = new ArrayList<>();
+  private final List<TaskRing> rings = new ArrayList<>();
+
+  @AfterEach
+  void joinEveryThread() throws InterruptedException {
+    for (TaskRing ring : rings) {
+      ring.wakeAll(); // a failed test leaves workers waiting: let them out
+    }
+    for (Thread t : threads) {
+      t.join(TimeUnit.SECONDS.toMillis(30));
+      assertThat(t.isAlive()).as(t.getName() + " still waiting").isFalse();
+    }
+  }
+
+  @Test
+  void aPlatformLanesRingWakesTheWorkerIdleLongestFirst() throws Exception {
+    TaskRing ring = new TaskRing(8, 8, true);
+    Worker first = idleWorker(ring, "first", -1);
+    Worker second = idleWorker(ring, "second", -1);
+    Worker third = idleWorker(ring, "third", -1);
+
+    assertThat(wakeOne(ring, first, second, third)).isSameAs(first);
+    assertThat(wakeOne(ring, second, third)).isSameAs(second);
+    assertThat(wakeOne(ring, third)).isSameAs(third);
+    assertThat(ring.wakeIdle()).isFalse();
+    assertThat(ring.idleWorkers()).isZero();
+  }
+
+  @Test
+  void aVirtualLanesRingWakesTheLatestIdleWorkerFirst() throws Exception {
+    TaskRing ring = new TaskRing(8, 8, false);
+    Worker first = idleWorker(ring, "first", -1);
+    Worker second = idleWorker(ring, "second", -1);
+    Worker third = idleWorker(ring, "third", -1);
+
+    assertThat(wakeOne(ring, first, second, third)).isSameAs(third);
+    assertThat(wakeOne(ring, first, second)).isSameAs(second);
+    assertThat(wakeOne(ring, first)).isSameAs(first);
+    assertThat(ring.wakeIdle()).isFalse();
+  }
+
+  @Test
+  void aWorkerWhoseWaitTimedOutLeavesTheListAndTheOthersKeepTheirOrder() throws Exception {
+    TaskRing ring = new TaskRing(8, 8, true);
+    Worker first = idleWorker(ring, "first", -1);
+    Worker timed = idleWorker(ring, "timed", TimeUnit.SECONDS.toNanos(2));
+    Worker third = idleWorker(ring, "third", -1);
+    Thread timedThread = timed.thread;
+
+    timedThread.join(TimeUnit.SECONDS.toMillis(30)); // its wait times out; nobody woke it
+    assertThat(timedThread.isAlive()).isFalse();
+    assertThat(timed.idle).isFalse();
+    assertThat(ring.idleWorkers()).isEqualTo(2);
+
+    assertThat(wakeOne(ring, first, third)).isSameAs(first);
+    assertThat(wakeOne(ring, third)).isSameAs(third);
+    assertThat(ring.wakeIdle()).isFalse();
+    assertThat(ring.idleWorkers()).isZero();
+  }
+
+  @Test
+  void platformLanesWakeTheOldestAndVirtualLanesTheLatest() {
+    try (Lane blocking = Lane.blocking("wake-order-blocking", 2).build();
+        Lane cpu = Lane.cpu("wake-order-cpu").build();
+        Lane virtual = Lane.virtual("wake-order-virtual", 2).build()) {
+      assertThat(((LaneExecutor) blocking).ring.wakesOldestFirst()).isTrue();
+      assertThat(((LaneExecutor) cpu).ring.wakesOldestFirst()).isTrue();
+      assertThat(((LaneExecutor) virtual).ring.wakesOldestFirst()).isFalse();
+    }
+  }
+
+  /**
+   * Starts a thread that waits in {@code ring} as a worker, and returns once it is on the idle
+   * list (so workers started one after another announce themselves in that order).
+   */
+  private Worker idleWorker(TaskRing ring, String name, long timeoutNanos) {
+    if (!rings.contains(ring)) {
+      rings.add(ring);
+    }
+    Worker w = new Worker(null, Worker.Kind.CORE);
+    int before = ring.idleWorkers();
+    Thread t = Thread.ofPlatform().name("wake-order-" + name).unstarted(() -> {
+      w.thread = Thread.currentThread();
+      ring.await(w, timeoutNanos, ring.epoch());
+    });
+    w.thread = t;
+    threads.add(t);
+    t.start();
+    Awaitility.await().atMost(Duration.ofSeconds(30))
+        .until(() -> w.idle && ring.idleWorkers() == before + 1);
+    return w;
+  }
+
+  /** Wakes one idle worker and returns which of {@code candidates} it was (exactly one). */
+  private static Worker wakeOne(TaskRing ring, Worker... candidates) throws InterruptedException {
+    assertThat(ring.wakeIdle()).isTrue();
+    Worker woken = null;
+    for (Worker w : candidates) {
+      if (!w.idle) {
+        assertThat(woken).as("more than one worker woken").isNull();
+        woken = w;
+      }
+    }
+    assertThat(woken).as("no worker woken").isNotNull();
+    woken.thread.join(TimeUnit.SECONDS.toMillis(30)); // it leaves its wait
+    assertThat(woken.thread.isAlive()).isFalse();
+    return woken;
+  }
+}
