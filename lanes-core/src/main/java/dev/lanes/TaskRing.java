@@ -93,12 +93,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Which idle worker.</b> The idle workers form a list in the order they announced themselves
  * (under the idle lock, linked both ways, so a worker whose wait timed out leaves from anywhere in
- * it). A platform lane's ring wakes the worker idle longest, as a {@code ThreadPoolExecutor}'s
- * queue does; a virtual lane's wakes the latest, so that its surplus workers stay idle, reach
- * their keep-alive and give their permits back. The oldest first is for speed: handing one task
- * at a time to a lane of two workers took several times longer, on this project's 2-core virtual
- * machine, when the producer woke the worker that had just parked (BENCHMARKS.md, "Issue #27:
- * which idle worker to wake").
+ * it). A producer wakes the latest, so that work stays with the fewest threads and a virtual
+ * lane's surplus workers reach their keep-alive and give their permits back; except that on a
+ * platform lane, for an entry alone in the ring (a task into an idle lane), it wakes the worker
+ * idle longest. Both choices are measured ones (BENCHMARKS.md, "Issue #27: which idle worker to
+ * wake"): on this project's 2-core virtual machine, handing one task at a time to a lane of two
+ * workers took several times longer when the producer woke the worker that had just parked, and
+ * bursts of tiny tasks fell more often into the slow state when every wake went to the oldest.
  *
  * <p><b>Failure model.</b> Nothing here calls user code; it allocates after construction only for
  * the overflow's entries and a growing array (see "Growth"). The only
@@ -650,21 +651,25 @@ final class TaskRing {
 
   private Worker idleNewest;
 
-  /** Which idle worker a producer wakes: the one idle longest (true) or the latest (false). */
+  /**
+   * Whether a producer wakes the worker idle longest for an entry alone in the ring (a platform
+   * lane) or always the latest (see "Which idle worker").
+   */
   private final boolean wakeOldestFirst;
 
   /**
-   * Producer side, after an append: wakes one idle worker if there is one; true if it woke one.
-   * One volatile read when no worker is idle.
+   * Producer side, after an append: wakes one idle worker if there is one (which one: "Which idle
+   * worker" in the class comment); true if it woke one. One volatile read when no worker is idle.
    */
   boolean wakeIdle() {
     if (idleCount.get() == 0) {
       return false;
     }
     Worker w;
+    boolean oldest = wakeOldestFirst && holdsOneAtMost();
     idleLock.lock();
     try {
-      w = wakeOldestFirst ? idleOldest : idleNewest;
+      w = oldest ? idleOldest : idleNewest;
       if (w == null) {
         return false;
       }
@@ -678,9 +683,18 @@ final class TaskRing {
     return true;
   }
 
-  /** True if a producer wakes the worker idle longest, false if the latest. */
+  /** True if a producer wakes the worker idle longest for an entry alone in the ring. */
   boolean wakesOldestFirst() {
     return wakeOldestFirst;
+  }
+
+  /**
+   * True if the ring holds at most one claimed entry (a producer that just appended one: its own
+   * alone). Reads {@code head} after {@code tail}, so it may say true for an entry taken
+   * meanwhile; it only picks which idle worker to wake.
+   */
+  boolean holdsOneAtMost() {
+    return spilled.get() == 0 && tailPosition() - (long) HEAD.getVolatile(pos) <= 1;
   }
 
   /** Takes {@code w} off the idle list, wherever it is in it; the caller holds idleLock. */

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Which idle worker a producer wakes ({@link TaskRing}, "Which idle worker"): a platform lane's
- * ring the one idle longest, a virtual lane's the latest; a worker whose wait timed out leaves the
- * list from wherever it is, and the others keep their order.
+ * Which idle worker a producer wakes ({@link TaskRing}, "Which idle worker"): the latest, but on a
+ * platform lane's ring the one idle longest while the ring holds at most one entry; a worker whose
+ * wait timed out leaves the list from wherever it is, and the others keep their order.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RingWakeOrderTest {
@@ -34,7 +34,7 @@ class RingWakeOrderTest {
   }
 
   @Test
-  void aPlatformLanesRingWakesTheWorkerIdleLongestFirst() throws Exception {
+  void aPlatformLanesRingWakesTheWorkerIdleLongestForALoneEntry() throws Exception {
     TaskRing ring = new TaskRing(8, 8, true);
     Worker first = idleWorker(ring, "first", -1);
     Worker second = idleWorker(ring, "second", -1);
@@ -45,6 +45,34 @@ class RingWakeOrderTest {
     assertThat(wakeOne(ring, third)).isSameAs(third);
     assertThat(ring.wakeIdle()).isFalse();
     assertThat(ring.idleWorkers()).isZero();
+  }
+
+  @Test
+  void aPlatformLanesRingWakesTheLatestWhileEntriesWait() throws Exception {
+    TaskRing ring = new TaskRing(8, 8, true);
+    Worker first = idleWorker(ring, "first", -1);
+    Worker second = idleWorker(ring, "second", -1);
+    Worker third = idleWorker(ring, "third", -1);
+    ring.claimForTest(); // two entries on their way (claimed, not published: the parked
+    ring.claimForTest(); // workers are not told, so nobody leaves the list meanwhile)
+    assertThat(ring.holdsOneAtMost()).isFalse();
+
+    assertThat(wakeOne(ring, first, second, third)).isSameAs(third);
+    assertThat(wakeOne(ring, first, second)).isSameAs(second);
+    assertThat(wakeOne(ring, first)).isSameAs(first);
+  }
+
+  @Test
+  void holdsOneAtMostCountsWhatIsClaimedAndNotTaken() {
+    TaskRing ring = new TaskRing(8, 8, true);
+    assertThat(ring.holdsOneAtMost()).isTrue();
+    ring.append("a", 1);
+    assertThat(ring.holdsOneAtMost()).isTrue();
+    long claimed = ring.claimForTest();
+    assertThat(ring.holdsOneAtMost()).isFalse();
+    ring.publishForTest(claimed, "b", 2);
+    assertThat(ring.poll(new TaskRing.Taken())).isEqualTo("a");
+    assertThat(ring.holdsOneAtMost()).isTrue();
   }
 
   @Test
