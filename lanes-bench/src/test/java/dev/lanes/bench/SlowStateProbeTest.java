@@ -1,0 +1,49 @@
+package dev.lanes.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The slow-state probe runs what it says and counts what it prints (no figure is judged here). */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SlowStateProbeTest {
+
+  @Test
+  void printsEverySecondAndCountsTheSlowOnes() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    List<SlowStateProbe.Second> run;
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      run = SlowStateProbe.run(ExecutorFactory.LANES, 2, 10, out);
+    }
+    String text = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(run).hasSize(2).allSatisfy(s -> {
+      assertThat(s.tasksPerSecond()).isPositive();
+      assertThat(s.cpuNanosPerTask()).isPositive();
+    });
+    assertThat(text).contains("second  1:", "second  2:");
+    long slow = run.stream().filter(SlowStateProbe.Second::slow).count();
+    assertThat(text).contains("slow seconds (CPU above 300 ns a task): " + slow + " of 2");
+  }
+
+  @Test
+  void aSecondIsSlowAboveThreeHundredNanosecondsOfCpuATask() {
+    assertThat(new SlowStateProbe.Second(1e6, 301).slow()).isTrue();
+    assertThat(new SlowStateProbe.Second(1e6, 300).slow()).isFalse();
+  }
+
+  @Test
+  void refusesNonsense() {
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> SlowStateProbe.run(ExecutorFactory.LANES, 0, 0, out))
+        .hasMessage("seconds must be ≥ 1, was 0");
+    assertThatThrownBy(() -> SlowStateProbe.run(ExecutorFactory.LANES, 1, -1, out))
+        .hasMessage("tokens must be ≥ 0, was -1");
+  }
+}
