@@ -36,30 +36,21 @@ class RingWakeOrderTest {
   @Test
   void aPlatformLanesRingWakesTheWorkerIdleLongestForALoneEntry() throws Exception {
     TaskRing ring = new TaskRing(8, 8, true);
-    Worker first = idleWorker(ring, "first", -1);
-    Worker second = idleWorker(ring, "second", -1);
-    Worker third = idleWorker(ring, "third", -1);
+    Worker[] idle = idleWorkers(ring, "first", "second", "third");
 
-    assertThat(wakeOne(ring, first, second, third)).isSameAs(first);
-    assertThat(wakeOne(ring, second, third)).isSameAs(second);
-    assertThat(wakeOne(ring, third)).isSameAs(third);
-    assertThat(ring.wakeIdle()).isFalse();
+    assertThat(wakeInTurn(ring, idle)).containsExactly(idle[0], idle[1], idle[2]);
     assertThat(ring.idleWorkers()).isZero();
   }
 
   @Test
   void aPlatformLanesRingWakesTheLatestWhileEntriesWait() throws Exception {
     TaskRing ring = new TaskRing(8, 8, true);
-    Worker first = idleWorker(ring, "first", -1);
-    Worker second = idleWorker(ring, "second", -1);
-    Worker third = idleWorker(ring, "third", -1);
+    Worker[] idle = idleWorkers(ring, "first", "second", "third");
     ring.claimForTest(); // two entries on their way (claimed, not published: the parked
     ring.claimForTest(); // workers are not told, so nobody leaves the list meanwhile)
     assertThat(ring.holdsOneAtMost()).isFalse();
 
-    assertThat(wakeOne(ring, first, second, third)).isSameAs(third);
-    assertThat(wakeOne(ring, first, second)).isSameAs(second);
-    assertThat(wakeOne(ring, first)).isSameAs(first);
+    assertThat(wakeInTurn(ring, idle)).containsExactly(idle[2], idle[1], idle[0]);
   }
 
   @Test
@@ -78,14 +69,9 @@ class RingWakeOrderTest {
   @Test
   void aVirtualLanesRingWakesTheLatestIdleWorkerFirst() throws Exception {
     TaskRing ring = new TaskRing(8, 8, false);
-    Worker first = idleWorker(ring, "first", -1);
-    Worker second = idleWorker(ring, "second", -1);
-    Worker third = idleWorker(ring, "third", -1);
+    Worker[] idle = idleWorkers(ring, "first", "second", "third");
 
-    assertThat(wakeOne(ring, first, second, third)).isSameAs(third);
-    assertThat(wakeOne(ring, first, second)).isSameAs(second);
-    assertThat(wakeOne(ring, first)).isSameAs(first);
-    assertThat(ring.wakeIdle()).isFalse();
+    assertThat(wakeInTurn(ring, idle)).containsExactly(idle[2], idle[1], idle[0]);
   }
 
   @Test
@@ -101,9 +87,7 @@ class RingWakeOrderTest {
     assertThat(timed.idle).isFalse();
     assertThat(ring.idleWorkers()).isEqualTo(2);
 
-    assertThat(wakeOne(ring, first, third)).isSameAs(first);
-    assertThat(wakeOne(ring, third)).isSameAs(third);
-    assertThat(ring.wakeIdle()).isFalse();
+    assertThat(wakeInTurn(ring, first, third)).containsExactly(first, third);
     assertThat(ring.idleWorkers()).isZero();
   }
 
@@ -138,6 +122,32 @@ class RingWakeOrderTest {
     Awaitility.await().atMost(Duration.ofSeconds(30))
         .until(() -> w.idle && ring.idleWorkers() == before + 1);
     return w;
+  }
+
+  /** Starts one idle worker per name, in that order (see {@link #idleWorker}). */
+  private Worker[] idleWorkers(TaskRing ring, String... names) {
+    Worker[] idle = new Worker[names.length];
+    for (int i = 0; i < names.length; i++) {
+      idle[i] = idleWorker(ring, names[i], -1);
+    }
+    return idle;
+  }
+
+  /**
+   * Wakes {@code idle} (every worker waiting in {@code ring}) one at a time and returns them in
+   * the order they were woken; checks that nobody is left to wake.
+   */
+  private static List<Worker> wakeInTurn(TaskRing ring, Worker... idle)
+      throws InterruptedException {
+    List<Worker> waiting = new ArrayList<>(List.of(idle));
+    List<Worker> woken = new ArrayList<>();
+    while (!waiting.isEmpty()) {
+      Worker w = wakeOne(ring, waiting.toArray(Worker[]::new));
+      waiting.remove(w);
+      woken.add(w);
+    }
+    assertThat(ring.wakeIdle()).as("a worker left to wake").isFalse();
+    return woken;
   }
 
   /** Wakes one idle worker and returns which of {@code candidates} it was (exactly one). */
