@@ -9,8 +9,8 @@ import java.util.List;
 /**
  * The {@code throughput} suite's batch (one producer submits 10,000 tasks that count down one
  * latch, then waits for them) in one JVM for many seconds, printing each second's rate and the
- * JVM's CPU time per task: it shows whether a JVM stays in the slow state ("Issue #27: the slow
- * state, second look" in BENCHMARKS.md) or moves in and out of it. Not a JMH benchmark: nothing
+ * JVM's CPU time per task: it shows whether a JVM stays in the slow state or moves in and out of
+ * it (BENCHMARKS.md, "Issue #27: which idle worker to wake, and the slow state, second look"). Not a JMH benchmark: nothing
  * is averaged away, and one run shows the states as they come.
  *
  * <pre>java -cp lanes-bench.jar dev.lanes.bench.SlowStateProbe [executor] [seconds] [tokens]</pre>
