@@ -74,9 +74,12 @@ import org.HdrHistogram.Recorder;
  *
  * <p><b>Where user code runs.</b> A stage's function runs in its lane's task (its queue wait and run
  * are that task's, from the lane's own {@link TaskRecord}s, labelled {@code <pipeline>/<stage>}).
- * The item's future is completed after the last stage's task ended, on that lane's thread, so the
- * dependent stages you attach without an executor run there, outside any task's run time (lanes
- * counts such time as the lane's {@code betweenTasksNanos}).
+ * The item's future is completed after the last stage's task ended, outside any task's run time,
+ * on a thread of the pipeline's lanes: the last lane's, as a rule, so the dependent stages you
+ * attach without an executor run there (lanes counts such time as the lane's {@code
+ * betweenTasksNanos}). When the last stage's task ends before the stage before it has finished
+ * handing the item on (the hand-off watches the task's future after submitting it), the item is
+ * completed on the handing stage's thread instead, also after its task's run.
  *
  * <p><b>Concurrency design.</b> Immutable after construction but for the books: per stage, {@link
  * StageBook}'s adders and recorders (see there); per pipeline, adders for submitted and completed

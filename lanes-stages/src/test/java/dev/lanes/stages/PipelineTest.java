@@ -276,8 +276,13 @@ class PipelineTest {
     }
   }
 
+  /**
+   * On the last lane's thread as a rule; on the first's when the last task ended before the first
+   * stage's thread had watched its future (a race the javadoc names; CI saw it once).
+   */
   @Test
-  void dependentsWithoutAnExecutorRunOnTheLastStagesLaneAfterItsTask() throws Exception {
+  void dependentsWithoutAnExecutorRunOnAThreadOfThePipelinesLanesAfterTheLastTask()
+      throws Exception {
     Lane first = lane(Lane.blocking("dep-first", 1));
     Lane last = lane(Lane.blocking("dep-last", 1));
     CountDownLatch release = gate();
@@ -285,7 +290,7 @@ class PipelineTest {
         .stage("a", first, i -> i).stage("b", last, i -> { pass(release); return i; }).build()) {
       CompletableFuture<String> where = p.submit(1).thenApply(i -> Thread.currentThread().getName());
       release.countDown();
-      assertThat(where.get(30, TimeUnit.SECONDS)).startsWith("dep-last-");
+      assertThat(where.get(30, TimeUnit.SECONDS)).matches("dep-(last|first)-.*");
     }
   }
 
