@@ -152,7 +152,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
     this.ctx = new LaneContext(this, b,
         CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1,
-        newRing(name, b.queueCapacity, b.queueCapacity + b.concurrency, !elastic),
+        newRing(name, b.queueCapacity, b.queueCapacity + b.concurrency, !elastic,
+            ringShards(b.concurrency, elastic, b.gate != null)),
         new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos),
         b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b),
         Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores()));
@@ -182,8 +183,30 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   private static final long SMALL_RING_BYTES = 8L << 20;
 
+  /**
+   * The most shards a lane's ring has ({@code -Dlanes.maxRingShards}, a power of two from 1 to
+   * {@value TaskRing#MAX_SHARDS}; 1 turns sharding off, to compare).
+   */
+  static final int MAX_RING_SHARDS = Integer.highestOneBit(Math.max(1,
+      Math.min(TaskRing.MAX_SHARDS, Integer.getInteger("lanes.maxRingShards", TaskRing.MAX_SHARDS))));
+
+  /**
+   * How many shards a lane's ring has (see "Shards" in {@link TaskRing}): a platform lane without
+   * a gate gets one per worker it is built with, at most one per core and at most {@link
+   * #MAX_RING_SHARDS} (rounded down to a power of two); a lane of concurrency 1 keeps one ring in
+   * the order tasks arrive, a virtual lane's workers come and go with the work, and a gate passes
+   * the oldest task first: these get one shard.
+   */
+  static int ringShards(int concurrency, boolean elastic, boolean gated) {
+    if (elastic || gated) {
+      return 1;
+    }
+    int n = Math.min(Math.min(concurrency, cores()), MAX_RING_SHARDS);
+    return Integer.highestOneBit(Math.max(1, n));
+  }
+
   private static TaskRing newRing(
-      String name, int queueCapacity, int room, boolean wakeOldestFirst) {
+      String name, int queueCapacity, int room, boolean wakeOldestFirst, int shards) {
     Runtime rt = Runtime.getRuntime();
     long needed = TaskRing.bytesFor(room);
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
@@ -196,7 +219,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
     }
     try {
-      return new TaskRing(TaskRing.INITIAL_CAPACITY, room, wakeOldestFirst);
+      return new TaskRing(TaskRing.INITIAL_CAPACITY, room, wakeOldestFirst, shards);
     } catch (OutOfMemoryError e) {
       throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
           + " queueCapacity or raise -Xmx", e);
@@ -601,7 +624,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             enqueue(t);
             break;
           }
-          Object x = ring.poll(tk);
+          Object x = ring.pollOldest(tk);
           LaneFuture<?> victim = x == null ? null : books.ownedEnvelope(x, tk);
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile

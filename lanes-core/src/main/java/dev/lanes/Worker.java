@@ -165,6 +165,7 @@ final class Worker implements Runnable {
     this.kind = kind;
     this.scratch = LaneFuture.scratch(ctx == null ? null : ctx.lane);
     this.taskRun = new TaskRun(ctx, this);
+    this.taken.home(ctx == null ? 0 : ctx.ring.nextHome());
     // (no lane at all: the ring's jcstress tests make bare workers to park in a ring)
     this.gateReady = ctx == null || ctx.gate == null ? null : new Runnable() {
       @Override
@@ -726,6 +727,9 @@ final class Worker implements Runnable {
       }
       long taskEnd = end;
       boolean gap = otherCodeRan;
+      if (w != null && end - start >= TaskRing.ROTATE_AFTER_NANOS) {
+        w.taken.rotate(); // a long task: the next take looks at the other shards first
+      }
       t = null;
       f = null;
       timed = null;

@@ -166,7 +166,7 @@ final class WorkerPool {
   void failOneQueued(TaskOutcome reason) {
     TaskRing.Taken tk = new TaskRing.Taken();
     LaneFuture<?> t = null;
-    for (Object x; t == null && (x = ctx.ring.poll(tk)) != null; ) {
+    for (Object x; t == null && (x = ctx.ring.pollOldest(tk)) != null; ) {
       t = ctx.books.ownedEnvelope(x, tk);
     }
     if (t != null) {
