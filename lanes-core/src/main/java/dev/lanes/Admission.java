@@ -131,6 +131,13 @@ final class Admission {
   private volatile int blockedCallers;
 
   /**
+   * A caller waiting for room was signalled and has not looked yet: releases meanwhile signal
+   * nobody more (the signalled caller, once it has a slot, signals the next one). Set under
+   * roomLock; cleared by the waiter that wakes (or by one that starts to wait).
+   */
+  private volatile boolean wakePending;
+
+  /**
    * How long a caller waiting for room sleeps at most before it looks again. A release counts its
    * slot with a release store and then reads {@code blockedCallers}: the two may be reordered (a
    * store, then a load of another variable), so a release can miss a caller that just counted
@@ -149,12 +156,17 @@ final class Admission {
     roomLock.lock();
     try {
       blockedCallers++;
+      wakePending = false; // a signal no waiter took must not hold the next ones back
       try {
         for (; ; ) {
           if (!accepting.getAsBoolean()) {
             return false;
           }
           if (tryAdmit(limit.getAsInt())) {
+            if (blockedCallers > 1) {
+              wakePending = true; // the next caller looks too: room seldom comes one slot alone
+              roomFreed.signal();
+            }
             return true;
           }
           long left = deadline - System.nanoTime();
@@ -162,6 +174,7 @@ final class Admission {
             return false;
           }
           roomFreed.awaitNanos(Math.min(left, RELOOK_NANOS));
+          wakePending = false;
         }
       } finally {
         blockedCallers--;
@@ -176,10 +189,13 @@ final class Admission {
 
   /** Tells one caller waiting for room that a slot was given back (nothing if none waits). */
   void signalRoom() {
-    if (blockedCallers != 0) {
+    if (blockedCallers != 0 && !wakePending) {
       roomLock.lock();
       try {
-        roomFreed.signal();
+        if (!wakePending) {
+          wakePending = true;
+          roomFreed.signal();
+        }
       } finally {
         roomLock.unlock();
       }
