@@ -355,6 +355,52 @@ class CoreTruthTest {
     assertThat(admission.unfinished()).isEqualTo(1);
   }
 
+  /**
+   * A release signals a caller waiting for room only while no signal is pending, and a caller that
+   * got its slot signals the next one (issue #27). Two slots given back and one signal (the second
+   * release found the first one's signal pending): both waiting callers get in, and the third
+   * still waits — with waiters that never re-look on their own, so only the hand-on can let the
+   * second in (without it, the second slept beside a free slot).
+   */
+  @Test
+  void roomForTwoLetsTwoWaitingCallersInThoughTheSecondReleaseFoundASignalPending()
+      throws Exception {
+    Admission admission = new Admission(new TimingBook(2, Long.MAX_VALUE, 0), Long.MAX_VALUE);
+    assertThat(admission.tryAdmit(2)).isTrue();
+    assertThat(admission.tryAdmit(2)).isTrue(); // full
+    AtomicInteger admitted = new AtomicInteger();
+    List<Thread> callers = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      callers.add(Thread.ofPlatform().name("blocked-caller-" + i).start(() -> {
+        if (admission.awaitRoom(() -> 2, () -> true, TimeUnit.MINUTES.toNanos(10))) {
+          admitted.incrementAndGet();
+        }
+      }));
+    }
+    try {
+      Awaitility.await().until(() -> callers.stream()
+          .allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+      admission.release(null);
+      admission.release(null);
+      admission.signalRoom(); // one signal for two slots, as when the second release found the
+                              // first one's signal pending and signalled nobody
+      Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> admitted.get() == 2);
+      Awaitility.await().until(() -> callers.stream().filter(Thread::isAlive).count() == 1
+          && callers.stream().filter(Thread::isAlive)
+              .allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+      assertThat(admitted).hasValue(2);
+      assertThat(admission.unfinished()).isEqualTo(2);
+    } finally {
+      admission.release(null); // room for the third
+      admission.signalRoom();
+      for (Thread t : callers) {
+        t.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(t.isAlive()).as(t.getName() + " still waits").isFalse();
+      }
+    }
+    assertThat(admitted).hasValue(3);
+  }
+
   // ------------------------------------------------------------------ room under many producers
 
   /**
