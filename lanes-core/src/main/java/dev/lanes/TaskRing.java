@@ -292,19 +292,27 @@ final class TaskRing {
   }
 
   /**
-   * Claimed positions not yet taken, dead entries included: with one shard, its size at one
-   * instant during the call, never more than it held then ({@link RingShard#size}); with several,
-   * the sum of each shard's size at its own instant.
+   * Claimed positions not yet taken, dead entries included: never more than the ring held at one
+   * instant during the call. With one shard that is {@link RingShard#size}. With several, each
+   * shard is read at its own instant, and an entry taken from a shard already read and another
+   * appended to one not yet read would be counted twice in the plain sum; so the sum is lowered
+   * by the appends made meanwhile (the {@link #appended} count read before and after). Each shard
+   * read held at most what it held at the first read plus what was appended to it since, so the
+   * result is at most the ring's size at that first read; it is exact when nothing was appended
+   * meanwhile, and may understate while producers append.
    */
   int size() {
-    if (shards.length == 1) {
-      return shards[0].size();
+    RingShard[] s = shards;
+    if (s.length == 1) {
+      return s[0].size();
     }
+    long before = appended();
     long sum = 0;
-    for (RingShard s : shards) {
-      sum += s.size();
+    for (RingShard shard : s) {
+      sum += shard.size();
     }
-    return (int) Math.min(Integer.MAX_VALUE, sum);
+    long appendedMeanwhile = appended() - before;
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, sum - appendedMeanwhile));
   }
 
   /** Entries ever appended (positions claimed), overflows included. */

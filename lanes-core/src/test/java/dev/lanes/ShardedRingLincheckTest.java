@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
  * shard ({@link TaskRing#pollClaimed}, and a worker's {@link TaskRing#poll} from its home,
  * retried while {@link TaskRing#hasClaimed} says something is there, as a worker does before it
  * parks) never reports "empty" while an entry is queued in any shard, never takes one twice, and
- * {@code hasClaimed} never misses an entry that stays. Which entry a take returns is not compared:
+ * {@code hasClaimed} never misses an entry that stays, and {@code size()} never reads more than
+ * the ring held (it may read less while producers append). Which entry a take returns is not compared:
  * across shards entries have no order (see "Shards").
  */
 class ShardedRingLincheckTest {
@@ -63,6 +64,11 @@ class ShardedRingLincheckTest {
     public boolean hasClaimed() {
       return ring.hasClaimed();
     }
+
+    @Operation
+    public TaskRingLincheckTest.Bound size() {
+      return new TaskRingLincheckTest.Bound(ring.size(), false);
+    }
   }
 
   /** The model: how many entries are queued (one at the start). */
@@ -86,6 +92,10 @@ class ShardedRingLincheckTest {
       return queued > 0;
     }
 
+    public TaskRingLincheckTest.Bound size() {
+      return new TaskRingLincheckTest.Bound(queued, true);
+    }
+
     private boolean take() {
       if (queued == 0) {
         return false;
@@ -97,7 +107,7 @@ class ShardedRingLincheckTest {
 
   @Test
   @Timeout(120)
-  void noTakeMissesAnEntryInAnotherShardAndNoneIsTakenTwice() {
+  void noTakeMissesAnEntryInAnotherShardAndNoneIsTakenTwiceAndSizeNeverOverstates() {
     new ModelCheckingOptions()
         .iterations(TaskRingLincheckTest.ITERATIONS)
         .invocationsPerIteration(500)
