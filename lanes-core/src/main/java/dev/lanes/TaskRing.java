@@ -61,8 +61,17 @@ final class TaskRing {
   /** A task that ran this long or longer sends its worker to the other shards first next. */
   static final long ROTATE_AFTER_NANOS = 10_000;
 
-  /** The most shards a ring has. */
-  static final int MAX_SHARDS = 8;
+  /**
+   * The most shards a ring has. A shard beyond the first holds about 1 KB while idle (measured on
+   * this project's 2-core machine: an idle lane of two workers, two shards, 10.5 KB of heap against
+   * 9.5 KB with one shard; BENCHMARKS.md, "Issue #27: a sharded hand-off"); by that figure four
+   * shards come to about 12.5 KB, within issue #27's 16 KB for an idle lane. More than two shards
+   * were never measured here (two cores).
+   */
+  static final int MAX_SHARDS = 4;
+
+  /** Slots the array of every shard but the first starts with (it grows as the first does). */
+  static final int EXTRA_SHARD_INITIAL_CAPACITY = 16;
 
   /** Slots a growing ring's array starts with (see {@link RingShard}). */
   static final int INITIAL_CAPACITY = RingShard.INITIAL_CAPACITY;
@@ -109,7 +118,9 @@ final class TaskRing {
     this.wakeOldestFirst = wakeOldestFirst;
     this.shards = new RingShard[shardCount];
     for (int i = 0; i < shardCount; i++) {
-      shards[i] = new RingShard(initialCapacity, maxCapacity, i);
+      int initial = i == 0 ? initialCapacity
+          : Math.min(initialCapacity, EXTRA_SHARD_INITIAL_CAPACITY); // an idle lane holds little
+      shards[i] = new RingShard(initial, maxCapacity, i);
     }
     this.shardMask = shardCount - 1;
   }
