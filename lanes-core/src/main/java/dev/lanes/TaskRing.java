@@ -63,10 +63,10 @@ final class TaskRing {
 
   /**
    * The most shards a ring has. A shard beyond the first holds about 1 KB while idle (measured on
-   * this project's 2-core machine: an idle lane of two workers, two shards, 10.5 KB of heap against
-   * 9.5 KB with one shard; BENCHMARKS.md, "Issue #27: a sharded hand-off"); by that figure four
-   * shards come to about 12.5 KB, within issue #27's 16 KB for an idle lane. More than two shards
-   * were never measured here (two cores).
+   * this project's 2-core machine by {@code IdleLaneProbe}: an idle lane of two workers holds
+   * 13.0 KB of heap with two shards, 12.1 KB with one; {@code IdleLaneTest} holds it to 16 KB); by
+   * that figure a lane of four shards comes to about 15 KB, within issue #27's 16 KB. More than
+   * two shards were never measured here (two cores).
    */
   static final int MAX_SHARDS = 4;
 

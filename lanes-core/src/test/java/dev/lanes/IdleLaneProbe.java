@@ -19,7 +19,10 @@ import java.util.concurrent.TimeUnit;
  * (none started) and {@code blocking} of one thread (started), each with a {@code
  * LinkedBlockingQueue} bounded at the lanes' default queue capacity.
  *
- * <pre>java -Xmx1g -cp ... dev.lanes.IdleLaneProbe 900 100 10 [tpe]</pre>
+ * <p>A fifth argument gives the blocking lanes' concurrency (1 by default; the fourth is then
+ * {@code lanes}): a platform lane of two workers or more has a ring of several shards (issue #27).
+ *
+ * <pre>java -Xmx1g -cp ... dev.lanes.IdleLaneProbe 900 100 10 [tpe | lanes [concurrency]]</pre>
  */
 public final class IdleLaneProbe {
   static final int VIRTUAL_CONCURRENCY = 8;
@@ -34,6 +37,7 @@ public final class IdleLaneProbe {
       baseline(virtual, blocking, seconds);
       return;
     }
+    int blockingConcurrency = args.length > 4 ? Integer.parseInt(args[4]) : 1;
     List<Lane> lanes = new ArrayList<>();
     // Load the classes and start the health thread before the first reading.
     Lane warm = Lane.virtual("warm-up", VIRTUAL_CONCURRENCY).build();
@@ -43,10 +47,14 @@ public final class IdleLaneProbe {
     }
     long afterVirtual = usedHeapAfterGc();
     for (int i = 0; i < blocking; i++) {
-      lanes.add(Lane.blocking("idle-b" + i, 1).build());
+      lanes.add(Lane.blocking("idle-b" + i, blockingConcurrency).build());
     }
     long afterBlocking = usedHeapAfterGc();
     System.out.println("lanes=" + lanes.size());
+    if (blocking > 0) {
+      System.out.println("blocking_lane_shards="
+          + ((LaneExecutor) lanes.get(lanes.size() - 1)).ring.shardCount());
+    }
     if (virtual > 0) {
       System.out.println("heap_bytes_per_virtual_lane=" + (afterVirtual - base) / virtual);
     }

@@ -171,4 +171,19 @@ class IdleLaneTest {
     assertThat(Long.parseLong(out.get("heap_bytes_per_lane"))).as(out.get("output"))
         .isLessThanOrEqualTo(16 * 1024);
   }
+
+  /**
+   * The same bound for a platform lane of two workers, whose ring has a shard per worker on a
+   * machine of two cores or more (issue #27: a shard beyond the first starts small).
+   */
+  @Test
+  void anIdleLaneOfTwoWorkersHoldsAtMostSixteenKilobytes() throws Exception {
+    var out = QueuedMemoryTest.runProbe(IdleLaneProbe.class, "-Xmx512m", "0", "100", "1", "lanes",
+        "2");
+    assertThat(out.get("exit")).as(out.get("output")).isEqualTo("0");
+    assertThat(Integer.parseInt(out.get("blocking_lane_shards")))
+        .isEqualTo(LaneExecutor.ringShards(2, false, false));
+    assertThat(Long.parseLong(out.get("heap_bytes_per_lane"))).as(out.get("output"))
+        .isLessThanOrEqualTo(16 * 1024);
+  }
 }
