@@ -78,7 +78,10 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
   /** The undecorated task given to {@code execute} (to reach a foreign future); else null. */
   Runnable source;
   String label = "";
-  /** Position in the ring + 1, set by the worker that took it; 0 if it never entered the ring. */
+  /**
+   * Its number: position in its ring shard + 1 + the shard's base ({@link RingShard}, "Numbers");
+   * 0 if it never entered the ring.
+   */
   long id;
   long acceptedNanos;
   /**

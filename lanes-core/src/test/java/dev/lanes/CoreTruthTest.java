@@ -117,6 +117,34 @@ class CoreTruthTest {
         TaskRing.SPILL_BASE + 6, TaskRing.SPILL_BASE + 7);
   }
 
+  @Test
+  void aShardedLanesTasksAreNumberedInTheirShardFromItsBase() throws Exception {
+    Lane lane = Lane.blocking("numbered-shards", 2).build();
+    org.junit.jupiter.api.Assumptions.assumeTrue(((LaneExecutor) lane).ring.shardCount() == 2,
+        "a machine of one core gives this lane one shard");
+    java.util.Map<String, Long> ids = new java.util.concurrent.ConcurrentHashMap<>();
+    lane.onTask(r -> ids.put(r.label(), r.taskId()));
+    for (int shard = 0; shard < 2; shard++) {
+      String prefix = "shard" + shard + "-";
+      Thread producer = null;
+      while (producer == null) { // a thread whose id picks this shard (threadId & 1)
+        Thread t = new Thread(() -> {
+          for (int i = 1; i <= 3; i++) {
+            lane.submit(prefix + i, () -> { });
+          }
+        });
+        producer = (t.threadId() & 1) == shard ? t : null;
+      }
+      producer.start();
+      producer.join();
+    }
+    lane.shutdown();
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
+    long base = 1L << RingShard.ID_SHIFT;
+    assertThat(ids).containsEntry("shard0-1", 1L).containsEntry("shard0-3", 3L)
+        .containsEntry("shard1-1", base + 1).containsEntry("shard1-3", base + 3);
+  }
+
   // ------------------------------------------------------------------ discard-oldest
 
   @Test
