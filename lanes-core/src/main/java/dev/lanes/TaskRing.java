@@ -236,23 +236,21 @@ final class TaskRing {
     if (s.length == 1) {
       return s[0].poll(into);
     }
-    for (; ; ) {
-      int oldest = -1;
-      long oldestStamp = 0;
-      for (int i = 0; i < s.length; i++) {
-        if (s[i].peek(into) != null && (oldest < 0 || into.stamp - oldestStamp < 0)) {
-          oldest = i;
-          oldestStamp = into.stamp;
-        }
-      }
-      if (oldest < 0) {
-        return null;
-      }
-      Object x = s[oldest].poll(into);
-      if (x != null || !s[oldest].hasClaimed()) {
-        return x != null ? x : poll(into);
+    int oldest = -1;
+    long oldestStamp = 0;
+    for (int i = 0; i < s.length; i++) {
+      if (s[i].peek(into) != null && (oldest < 0 || into.stamp - oldestStamp < 0)) {
+        oldest = i;
+        oldestStamp = into.stamp;
       }
     }
+    if (oldest < 0) {
+      return null;
+    }
+    Object x = s[oldest].poll(into);
+    // Taken meanwhile (or behind an entry still being published): any other, never a spin here
+    // (the callers back off, or re-check as pollClaimed does).
+    return x != null ? x : poll(into);
   }
 
   /**

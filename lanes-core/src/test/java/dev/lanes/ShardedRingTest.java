@@ -164,6 +164,22 @@ class ShardedRingTest {
   }
 
   @Test
+  void takingTheOldestBehindAnEntryStillBeingPublishedReturnsNullAtOnce() {
+    // Shard 0's head is claimed but not published (its producer descheduled) and an entry waits
+    // behind it in the overflow: pollOldest sees that entry by peek, cannot take it, and must say
+    // "nothing now" (its callers back off) — it once spun here until the producer published.
+    TaskRing ring = new TaskRing(2, 2, false, 2);
+    long claimed = ring.claimForTest();
+    ring.spill("behind", 5);
+    TaskRing.Taken tk = new TaskRing.Taken();
+    assertThat(org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        java.time.Duration.ofSeconds(10), () -> ring.pollOldest(tk))).isNull();
+    ring.publishForTest(claimed, "first", 1);
+    assertThat(ring.pollClaimed(tk)).isEqualTo("first");
+    assertThat(ring.pollClaimed(tk)).isEqualTo("behind");
+  }
+
+  @Test
   void entriesOfDifferentShardsGetDifferentNumbers() {
     TaskRing ring = new TaskRing(4, 64, false, 4);
     Set<Long> numbers = new HashSet<>();
