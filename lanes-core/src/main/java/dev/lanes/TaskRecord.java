@@ -8,8 +8,9 @@ package dev.lanes;
  * @param taskId the task's number in its lane, unique: its position in the lane's queue, from 1,
  *     in the order tasks entered it; a task that entered while the queue's preallocated array had
  *     no free slot for it (its overflow, see the lane's design notes) is numbered from 2<sup>62</sup>
- *     + 1 in its own order; a platform lane of two workers or more splits its queue into shards
- *     (one per submitting thread's pick, see the design notes), and shard {@code s} adds
+ *     + 1 in its own order; a platform lane without a gate, built with two workers or more on a
+ *     machine of two cores or more, splits its queue into shards (a submitting thread's id picks
+ *     one; see the design notes), and shard {@code s} adds
  *     {@code s} × 2<sup>58</sup> to the numbers of its tasks, which it numbers in its own order; a
  *     task that never entered the queue (refused at submission, or run by its caller) is numbered
  *     −1, −2, … in its own order
