@@ -469,7 +469,18 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         afterAppend(run);
         return;
       }
-      acceptSlowly(LaneFuture.internal(this, run, run, "", now), shed, rules);
+      if (lifecycle.runState == Lifecycle.RUNNING && !shed
+          && rules.overflow().kind() == OverflowPolicy.Kind.BLOCK_CALLER
+          && admission.awaitRoom(this::admissionLimit,
+              () -> lifecycle.runState == Lifecycle.RUNNING,
+              rules.overflow().timeout().toNanos())) {
+        // it waited for room and got it: it rides in the ring as it is, like one that found room
+        // at once (producers that keep a lane full send most of their tasks down this path)
+        append(run, ticker.read()); // its wait in the queue starts now, not when it came
+        afterAppend(run);
+        return;
+      }
+      acceptSlowly(LaneFuture.internal(this, run, run, "", now), shed, rules, true);
       return;
     }
     LaneFuture.Timed timed = null;
@@ -508,11 +519,24 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * the overflow policy decides.
    */
   private void acceptSlowly(LaneFuture<?> t, boolean shed, Admission.Rules rules) {
+    acceptSlowly(t, shed, rules, false);
+  }
+
+  /**
+   * As {@link #acceptSlowly(LaneFuture, boolean, Admission.Rules)}; {@code waitedForRoom}: a plain
+   * task that already waited for room under the block-caller policy in vain (the time is up or
+   * the lane stopped accepting), so it is refused without waiting again.
+   */
+  private void acceptSlowly(LaneFuture<?> t, boolean shed, Admission.Rules rules,
+      boolean waitedForRoom) {
     if (lifecycle.runState != Lifecycle.RUNNING) {
       reject(t, TaskOutcome.SHUTDOWN);
     }
     if (shed) {
       reject(t, TaskOutcome.SHED);
+    }
+    if (waitedForRoom && rules.overflow().kind() == OverflowPolicy.Kind.BLOCK_CALLER) {
+      reject(t, TaskOutcome.BLOCK_TIMEOUT);
     }
     if (overflow(t, rules.overflow())) {
       afterAppend(t);

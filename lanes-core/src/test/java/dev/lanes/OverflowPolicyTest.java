@@ -166,4 +166,39 @@ class OverflowPolicyTest {
       release.countDown();
     }
   }
+  /**
+   * A plain {@code execute(Runnable)} that waited for room under block-caller is queued as it is,
+   * like one that found room at once: no envelope of lanes' own (the ring's entry is the task).
+   * Room is made by cancelling a queued task, so the new one stays queued where it can be seen.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPlainTaskThatWaitedForRoomRidesInTheRingAsItIs(Kind kind) throws Exception {
+    List<CompletableFuture<?>> futures = new CopyOnWriteArrayList<>();
+    try (Lane lane = books.track(lane(kind, "bcp")
+        .overflow(OverflowPolicy.blockCaller(Duration.ofMinutes(1))).build())) {
+      CountDownLatch release = fill(lane, futures);
+      CountDownLatch ran = new CountDownLatch(1);
+      Runnable plain = ran::countDown;
+      Thread submitter = new Thread(() -> lane.execute(plain), "plain-submitter");
+      submitter.start();
+      Work.awaitBlocked(submitter); // blocked on the full lane
+      futures.get(1).cancel(false); // q1: its slot is given back, the blocked caller takes it
+      submitter.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(Work.PATIENCE_SECONDS));
+      try {
+        assertThat(submitter.isAlive()).isFalse();
+        LaneExecutor executor = (LaneExecutor) lane;
+        assertThat(executor.queuedEnvelopes()).hasSize(1); // q2's; the plain task has none
+        assertThat(executor.queuedCount()).isEqualTo(2);
+      } finally {
+        release.countDown(); // a failed check must not leave the lane's close waiting on it
+      }
+      Work.await(ran);
+      lane.close();
+      assertThat(lane.stats().completed()).isEqualTo(3); // blocker, q2, the plain task
+      assertThat(lane.stats().count(TaskOutcome.CANCELLED)).isEqualTo(1);
+      assertThat(lane.stats().rejected()).isZero();
+      Work.assertBooksBalance(lane.stats());
+    }
+  }
 }
