@@ -100,6 +100,62 @@ class StressTest {
   }
 
   /**
+   * Plain {@code execute} calls that wait for room under block-caller (queued as they are once
+   * they get a slot, no envelope) racing {@code shutdown} or {@code shutdownNow}: every task is
+   * run, returned by {@code shutdownNow} or refused, exactly once, and the books say so.
+   */
+  @ParameterizedTest(name = "{0} lane, {1}")
+  @CsvSource({"platform, shutdown", "platform, now", "virtual, shutdown", "virtual, now"})
+  void plainTasksBlockedForRoomAreRunReturnedOrRefusedOnceAcrossShutdown(String kind,
+      String stop) throws Exception {
+    LaneBuilder b = kind.equals("virtual") ? Lane.virtual("plain-block", 2)
+        : Lane.blocking("plain-block", 2);
+    Lane lane = books.track(b.queueCapacity(8)
+        .overflow(OverflowPolicy.blockCaller(Duration.ofSeconds(Work.PATIENCE_SECONDS))).build());
+    java.util.concurrent.atomic.AtomicLong ran = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong attempted = new java.util.concurrent.atomic.AtomicLong();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> producers = Work.start(PRODUCERS, "producer", () -> {
+      Work.block(go);
+      for (int i = 0; i < PER_PRODUCER; i++) {
+        attempted.incrementAndGet();
+        try {
+          lane.execute(ran::incrementAndGet);
+        } catch (LaneRejectedException e) {
+          refused.incrementAndGet();
+        }
+      }
+    });
+    go.countDown();
+    while (lane.stats().submitted() < PRODUCERS * PER_PRODUCER / 3) {
+      Thread.onSpinWait();
+    }
+    long returned = 0;
+    if (stop.equals("now")) {
+      returned = lane.shutdownNow().size(); // not run: each counted once, as returned
+    } else {
+      lane.shutdown();
+    }
+    Work.join(producers);
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
+    LaneStats s = lane.stats();
+    assertThat(attempted.get()).isEqualTo(PRODUCERS * PER_PRODUCER);
+    assertThat(ran.get() + returned + refused.get())
+        .as("run + returned + refused in %s", s).isEqualTo(attempted.get());
+    assertThat(s.submitted()).isEqualTo(attempted.get());
+    assertThat(s.completed()).isEqualTo(ran.get());
+    assertThat(s.count(TaskOutcome.RETURNED)).isEqualTo(returned);
+    assertThat(s.rejected()).isEqualTo(refused.get());
+    assertThat(refused.get()).as("refused only by the shutdown, never for a timeout")
+        .isEqualTo(s.count(TaskOutcome.SHUTDOWN));
+    Work.assertBooksBalance(s);
+    if (lane instanceof LaneExecutor e && kind.equals("virtual")) {
+      assertThat(e.permitsInUse()).as("permits in use after termination").isZero();
+    }
+  }
+
+  /**
    * Many small races of submission against shutdown; each lane must terminate with its books
    * balanced. (Written for a bug where a submitter took its task back after a racing shutdown and
    * left a virtual lane with nobody to terminate it, seen once in the stress test above under
