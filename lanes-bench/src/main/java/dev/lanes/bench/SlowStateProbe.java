@@ -13,6 +13,12 @@ import java.util.List;
  * it (BENCHMARKS.md, "Issue #27: which idle worker to wake, and the slow state, second look"). Not a JMH benchmark: nothing
  * is averaged away, and one run shows the states as they come.
  *
+ * <p>Before each second's batches it measures, for {@value #ROUND_TRIP_MILLIS} ms, how long a
+ * cache line takes to go from one spinning thread to another and back ({@link #lineRoundTrip}):
+ * on a virtual machine that figure moves as the host moves its virtual CPUs, and the summary
+ * compares the CPU per task of the seconds whose round trip was {@value #FAR_ROUND_TRIP_NANOS} ns
+ * or more with the others' (BENCHMARKS.md, "Issue #27: four producers, where the time goes").
+ *
  * <pre>java -cp lanes-bench.jar dev.lanes.bench.SlowStateProbe [executor] [seconds] [tokens]</pre>
  *
  * {@code executor}: a name {@link ExecutorFactory} knows (default {@code lanes}), built with 2
@@ -24,14 +30,27 @@ public final class SlowStateProbe {
   /** A second whose CPU per task is above this is a slow one (the threshold BENCHMARKS.md uses). */
   static final double SLOW_CPU_NANOS_PER_TASK = 300;
 
+  /** How long each second's cache-line round trip is measured. */
+  static final int ROUND_TRIP_MILLIS = 200;
+
+  /** A round trip from this many nanoseconds on is a "far" one in the summary. */
+  static final int FAR_ROUND_TRIP_NANOS = 300;
+
   private static final int BATCH = ThroughputBenchmark.BATCH;
 
   private SlowStateProbe() {}
 
-  /** One second of the run: tasks per second and the JVM's CPU nanoseconds per task. */
-  record Second(double tasksPerSecond, double cpuNanosPerTask) {
+  /**
+   * One second of the run: tasks per second, the JVM's CPU nanoseconds per task, and the cache-line
+   * round trip measured just before it.
+   */
+  record Second(double tasksPerSecond, double cpuNanosPerTask, double roundTripNanos) {
     boolean slow() {
       return cpuNanosPerTask > SLOW_CPU_NANOS_PER_TASK;
+    }
+
+    boolean far() {
+      return roundTripNanos >= FAR_ROUND_TRIP_NANOS;
     }
   }
 
@@ -56,6 +75,7 @@ public final class SlowStateProbe {
     try (BenchExecutor pool = ExecutorFactory.create(executor, 2)) {
       out.printf("%s, batches of %,d tasks (%d tokens each), 2 workers%n", executor, BATCH, tokens);
       for (int s = 0; s < seconds; s++) {
+        double roundTrip = lineRoundTrip(ROUND_TRIP_MILLIS * 1_000_000L);
         long cpu0 = os.getProcessCpuTime();
         long start = System.nanoTime();
         long end = start + 1_000_000_000L;
@@ -69,16 +89,73 @@ public final class SlowStateProbe {
           tasks += BATCH;
         }
         double elapsed = (System.nanoTime() - start) / 1e9;
-        Second second =
-            new Second(tasks / elapsed, (double) (os.getProcessCpuTime() - cpu0) / tasks);
+        Second second = new Second(tasks / elapsed,
+            (double) (os.getProcessCpuTime() - cpu0) / tasks, roundTrip);
         run.add(second);
-        out.printf("second %2d: %6.2f M tasks/s, %4.0f ns of CPU a task%s%n", s + 1,
-            second.tasksPerSecond() / 1e6, second.cpuNanosPerTask(), second.slow() ? "  slow" : "");
+        out.printf("second %2d: %6.2f M tasks/s, %4.0f ns of CPU a task, line round trip %4.0f ns%s%n",
+            s + 1, second.tasksPerSecond() / 1e6, second.cpuNanosPerTask(),
+            second.roundTripNanos(), second.slow() ? "  slow" : "");
       }
     }
     long slow = run.stream().filter(Second::slow).count();
     out.printf("slow seconds (CPU above %.0f ns a task): %d of %d%n",
         SLOW_CPU_NANOS_PER_TASK, slow, run.size());
+    out.printf("seconds after a far round trip (%d ns or more): %d, CPU a task %s; the others %s%n",
+        FAR_ROUND_TRIP_NANOS, run.stream().filter(Second::far).count(),
+        meanCpu(run.stream().filter(Second::far).toList()),
+        meanCpu(run.stream().filter(x -> !x.far()).toList()));
     return run;
+  }
+
+  private static String meanCpu(List<Second> seconds) {
+    return seconds.isEmpty() ? "-" : String.format("%.0f ns",
+        seconds.stream().mapToDouble(Second::cpuNanosPerTask).average().orElseThrow());
+  }
+
+  /**
+   * Nanoseconds for one cache line to go from this thread to another spinning thread and back
+   * (the other answers each value it sees with the next), measured for about {@code nanos}; the
+   * other thread is joined before this returns. On a machine of one core each trip waits for the
+   * scheduler, so the figure is large there, and the measuring still ends: the time is looked at
+   * while waiting too.
+   */
+  static double lineRoundTrip(long nanos) throws InterruptedException {
+    if (nanos <= 0) {
+      throw new IllegalArgumentException("nanos must be > 0, was " + nanos);
+    }
+    java.util.concurrent.atomic.AtomicLong line = new java.util.concurrent.atomic.AtomicLong();
+    Thread answerer = Thread.ofPlatform().name("line-round-trip").daemon(true).start(() -> {
+      for (long expect = 1; ; ) {
+        long seen = line.get();
+        if (seen < 0) {
+          return;
+        }
+        if (seen == expect) {
+          line.set(expect + 1);
+          expect += 2;
+        } else {
+          Thread.onSpinWait();
+        }
+      }
+    });
+    long trips = 0;
+    long start = System.nanoTime();
+    long deadline = start + nanos;
+    try {
+      for (long v = 0; System.nanoTime() < deadline; v += 2) {
+        line.set(v + 1);
+        for (int spins = 0; line.get() != v + 2; spins++) {
+          if ((spins & 1023) == 1023 && System.nanoTime() > deadline) {
+            return trips == 0 ? Double.NaN : (System.nanoTime() - start) / (double) trips;
+          }
+          Thread.onSpinWait();
+        }
+        trips++;
+      }
+      return (System.nanoTime() - start) / (double) trips;
+    } finally {
+      line.set(-1);
+      answerer.join();
+    }
   }
 }

@@ -26,16 +26,35 @@ class SlowStateProbeTest {
     assertThat(run).hasSize(2).allSatisfy(s -> {
       assertThat(s.tasksPerSecond()).isPositive();
       assertThat(s.cpuNanosPerTask()).isPositive();
+      assertThat(s.roundTripNanos()).isPositive();
     });
-    assertThat(text).contains("second  1:", "second  2:");
+    assertThat(text).contains("second  1:", "second  2:", "line round trip");
     long slow = run.stream().filter(SlowStateProbe.Second::slow).count();
     assertThat(text).contains("slow seconds (CPU above 300 ns a task): " + slow + " of 2");
+    long far = run.stream().filter(SlowStateProbe.Second::far).count();
+    assertThat(text).contains("seconds after a far round trip (300 ns or more): " + far + ",");
   }
 
   @Test
   void aSecondIsSlowAboveThreeHundredNanosecondsOfCpuATask() {
-    assertThat(new SlowStateProbe.Second(1e6, 301).slow()).isTrue();
-    assertThat(new SlowStateProbe.Second(1e6, 300).slow()).isFalse();
+    assertThat(new SlowStateProbe.Second(1e6, 301, 100).slow()).isTrue();
+    assertThat(new SlowStateProbe.Second(1e6, 300, 100).slow()).isFalse();
+  }
+
+  @Test
+  void aRoundTripIsFarFromThreeHundredNanoseconds() {
+    assertThat(new SlowStateProbe.Second(1e6, 200, 300).far()).isTrue();
+    assertThat(new SlowStateProbe.Second(1e6, 200, 299).far()).isFalse();
+  }
+
+  @Test
+  void theLineRoundTripEndsInItsTimeAndLeavesNoThreadBehind() throws Exception {
+    double nanos = SlowStateProbe.lineRoundTrip(50_000_000L);
+    assertThat(nanos).isPositive().isLessThan(50_000_000.0); // at least one trip in 50 ms
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().equals("line-round-trip"));
+    assertThatThrownBy(() -> SlowStateProbe.lineRoundTrip(0))
+        .hasMessage("nanos must be > 0, was 0");
   }
 
   @Test
