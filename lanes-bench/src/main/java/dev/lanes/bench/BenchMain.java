@@ -241,6 +241,7 @@ public final class BenchMain {
             .forks(run.iterations() == null ? 1 : run.iterations().forks())
             .jvmArgsAppend(jvmArgs.toArray(String[]::new))
             .addProfiler(CpuTimeProfiler.class)
+            .addProfiler(LineRoundTripProfiler.class)
             .shouldFailOnError(false)
             .result(json.toString())
             .resultFormat(ResultFormatType.JSON);
@@ -300,7 +301,10 @@ public final class BenchMain {
                 + " instrumented forks × 10 × 1 s, alternating")
         .append("; ").append(args.quick() ? "quick" : "full")
         .append(" plan; error = JMH's 99.9 % confidence half-width; CPU ns/task = the forked JVM's")
-        .append(" process CPU time (all threads) during measurement ÷ tasks\n");
+        .append(" process CPU time (all threads) during measurement ÷ tasks; round trip = a cache")
+        .append(" line's trip between two spinning threads and back, measured for ")
+        .append(LineRoundTripProfiler.MEASURE_MILLIS).append(" ms before each measurement")
+        .append(" iteration, the mean\n");
     s.append("\n## Goals (verdicts computed from this run)\n\n");
     s.append(Goals.markdown(Goals.judge(rows)));
     s.append("\n## Tables\n");

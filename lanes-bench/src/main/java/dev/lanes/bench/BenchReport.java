@@ -72,8 +72,8 @@ final class BenchReport {
     String b = base.map(Row::executor).orElse(ExecutorFactory.TPE_LBQ);
     out.append("| executor | score (").append(unit).append(") | ± error | ")
         .append("ratio to ").append(b).append(" | ratio range | CPU ns/task | CPU / ").append(b)
-        .append(" CPU |\n")
-        .append("|---|---:|---:|---:|---:|---:|---:|\n");
+        .append(" CPU | round trip (ns) |\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Row r : group) {
       out.append("| ").append(r.executor()).append(" | ").append(big(r.score())).append(" | ")
           .append(big(r.error())).append(" | ");
@@ -86,6 +86,8 @@ final class BenchReport {
       out.append(" | ").append(Double.isNaN(r.cpuPerTask()) ? "–" : fmt1(r.cpuPerTask()))
           .append(" | ").append(base.isPresent() && !Double.isNaN(r.cpuPerTask())
               ? fmt2(r.cpuPerTask() / base.get().cpuPerTask()) : "–");
+      double roundTrip = r.lineRoundTrip();
+      out.append(" | ").append(Double.isNaN(roundTrip) ? "–" : fmt1(roundTrip));
       out.append(" |\n");
     }
   }

@@ -104,6 +104,12 @@ record Row(
         forks);
   }
 
+  /** The mean cache-line round trip from {@link LineRoundTripProfiler}, or NaN if not measured. */
+  double lineRoundTrip() {
+    Double v = secondary.get(LineRoundTripProfiler.KEY);
+    return v == null ? Double.NaN : v;
+  }
+
   /** CPU ns per task from {@link CpuTimeProfiler}, or NaN if not measured. */
   double cpuPerTask() {
     Double v = secondary.get(CpuTimeProfiler.KEY);

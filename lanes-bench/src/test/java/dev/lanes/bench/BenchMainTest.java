@@ -109,6 +109,8 @@ class BenchMainTest {
       assertThat(options.getMeasurementTime().get().getTime())
           .isEqualTo(run.iterations().seconds());
       assertThat(options.getProfilers()).anyMatch(p -> p.getKlass().equals(CpuTimeProfiler.class.getName()));
+      assertThat(options.getProfilers())
+          .anyMatch(p -> p.getKlass().equals(LineRoundTripProfiler.class.getName()));
     }
     assertThat(BenchPlan.quick()).allMatch(r -> r.iterations().forks() == 1);
   }

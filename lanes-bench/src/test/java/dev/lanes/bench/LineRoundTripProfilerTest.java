@@ -1,0 +1,59 @@
+package dev.lanes.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.runner.IterationType;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/** The round-trip profiler measures before measurement iterations only, and the tables show it. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LineRoundTripProfilerTest {
+
+  @Test
+  void measuresBeforeEachMeasurementIterationAndNotBeforeWarmUps() {
+    LineRoundTripProfiler profiler = new LineRoundTripProfiler();
+    IterationParams warmup = new IterationParams(IterationType.WARMUP, 1, TimeValue.seconds(1), 1);
+    IterationParams measurement =
+        new IterationParams(IterationType.MEASUREMENT, 1, TimeValue.seconds(1), 1);
+
+    profiler.beforeIteration(null, warmup);
+    assertThat(profiler.afterIteration(null, warmup, null)).isEmpty();
+
+    profiler.beforeIteration(null, measurement);
+    List<? extends Result> results = new ArrayList<>(profiler.afterIteration(null, measurement, null));
+    assertThat(results).hasSize(1);
+    assertThat(results.get(0).getLabel()).isEqualTo(LineRoundTripProfiler.KEY);
+    assertThat(results.get(0).getScore()).isPositive();
+    assertThat(results.get(0).getScoreUnit()).isEqualTo("ns");
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().equals("line-round-trip"));
+  }
+
+  @Test
+  void theThroughputTableShowsTheMeanRoundTripOrADashWithoutOne() {
+    Row measured = row("lanes", Map.of(CpuTimeProfiler.KEY, 150.0,
+        LineRoundTripProfiler.KEY, 123.4));
+    Row unmeasured = row("tpe-lbq", Map.of(CpuTimeProfiler.KEY, 200.0));
+    String tables = BenchReport.tables(
+        BenchPlan.full().stream().filter(r -> r.id().equals("throughput")).toList(),
+        List.of(unmeasured, measured));
+    assertThat(tables).contains("| round trip (ns) |")
+        .contains("| 150.0 | 0.75 | 123.4 |")
+        .contains("| 200.0 | 1.00 | – |");
+  }
+
+  private static Row row(String executor, Map<String, Double> secondary) {
+    return new Row("throughput", "throughput", "ThroughputBenchmark.batch",
+        Map.of("executor", executor, "cap", "2"), Mode.Throughput, 1e6, 1e4, "ops/s", 0, 0, 0,
+        secondary);
+  }
+}
