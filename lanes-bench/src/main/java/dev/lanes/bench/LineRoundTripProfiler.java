@@ -17,9 +17,9 @@ import org.openjdk.jmh.runner.IterationType;
  * SlowStateProbe#lineRoundTrip}), measured for {@value #MEASURE_MILLIS} ms before the iteration
  * starts (outside its timing). On a virtual machine the host moves the virtual CPUs and this
  * figure with them, and lanes' CPU per task follows it (BENCHMARKS.md, "Issue #27: four
- * producers, where the time goes"): with it beside each fork's score, a slow fork can be told
- * from a far placement. Reported as the secondary result {@value #KEY}; warm-up iterations are
- * not measured.
+ * producers, where the time goes"): with it beside each iteration's score, a slow fork can be
+ * seen to have run while the cores were far apart, or not. Reported as the secondary result
+ * {@value #KEY}; warm-up iterations are not measured.
  */
 public final class LineRoundTripProfiler implements InternalProfiler {
 
