@@ -59,7 +59,10 @@ public final class BenchMain {
       producers sweep) measured in the same JMH run with the same parameters;
       ratios between different runs of this command mean little on a shared machine. Beside
       throughput, each result reports CPU ns/task: the benchmark JVM's process CPU time (all
-      threads, from the OS) during measurement ÷ tasks, which load disturbs far less.
+      threads, from the OS) during measurement ÷ tasks, which load disturbs far less; and the
+      round trip: how long a cache line took to go between two spinning threads and back,
+      measured for 20 ms before each measurement iteration (on a virtual machine it moves as the
+      host moves the virtual CPUs, and lanes' CPU per task with it).
 
       The shared-latch suite (issue #27) runs tasks that are one Runnable instance, each spinning
       Blackhole.consumeCPU(10) and counting down one latch shared by the batch: one producer by

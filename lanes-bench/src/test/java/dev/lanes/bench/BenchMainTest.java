@@ -135,7 +135,9 @@ class BenchMainTest {
         "10 forks of 10 one-second iterations for throughput, shared-latch and both scaling suites",
         "6 for health", "16 for throughput-cap64",
         "3 forks of 2-second iterations",
-        "at least " + full + " minutes", "CPU ns/task");
+        "at least " + full + " minutes", "CPU ns/task",
+        "measured for " + LineRoundTripProfiler.MEASURE_MILLIS
+            + " ms before each measurement iteration");
     BenchMain.Args agentOnly = BenchMain.Args.parse(new String[] {"--only", "agent"});
     long agentFull = BenchPlan.estimateMinutes(BenchMain.select(BenchPlan.full(), agentOnly), list);
     long agentQuick =
