@@ -112,12 +112,20 @@ public final class SlowStateProbe {
         seconds.stream().mapToDouble(Second::cpuNanosPerTask).average().orElseThrow());
   }
 
+  /** Round trips timed together; the figure is the median chunk's time ÷ this. */
+  static final int TRIPS_PER_CHUNK = 64;
+
+  private static final int MAX_CHUNKS = 16_384;
+
   /**
    * Nanoseconds for one cache line to go from this thread to another spinning thread and back
-   * (the other answers each value it sees with the next), measured for about {@code nanos}; the
-   * other thread is joined before this returns. On a machine of one core each trip waits for the
-   * scheduler, so the figure is large there, and the measuring still ends: the time is looked at
-   * while waiting too.
+   * (the other answers each value it sees with the next): the median over chunks of {@value
+   * #TRIPS_PER_CHUNK} trips, measured for about {@code nanos} (or until {@value #MAX_CHUNKS}
+   * chunks), so that a chunk in which either thread waited for a core (the JIT, the collector,
+   * another process) does not stand for the line's trip. The other thread is joined before this
+   * returns. On a machine of one core each trip waits for the scheduler, so the figure is large
+   * there, and the measuring still ends: the time is looked at while waiting too. NaN if not one
+   * chunk completed.
    */
   static double lineRoundTrip(long nanos) throws InterruptedException {
     if (nanos <= 0) {
@@ -131,31 +139,46 @@ public final class SlowStateProbe {
           return;
         }
         if (seen == expect) {
-          line.set(expect + 1);
-          expect += 2;
+          // a CAS, not a store: the measuring thread may have written the stop (-1) since the
+          // read, and the stop must not be written over (the join below would wait for ever)
+          if (line.compareAndSet(expect, expect + 1)) {
+            expect += 2;
+          }
         } else {
           Thread.onSpinWait();
         }
       }
     });
-    long trips = 0;
-    long start = System.nanoTime();
-    long deadline = start + nanos;
+    long[] chunks = new long[MAX_CHUNKS];
+    int n = 0;
+    long deadline = System.nanoTime() + nanos;
     try {
-      for (long v = 0; System.nanoTime() < deadline; v += 2) {
-        line.set(v + 1);
-        for (int spins = 0; line.get() != v + 2; spins++) {
-          if ((spins & 1023) == 1023 && System.nanoTime() > deadline) {
-            return trips == 0 ? Double.NaN : (System.nanoTime() - start) / (double) trips;
-          }
-          Thread.onSpinWait();
+      long v = 0;
+      measuring:
+      while (n < MAX_CHUNKS) {
+        long chunkStart = System.nanoTime();
+        if (chunkStart >= deadline) {
+          break;
         }
-        trips++;
+        for (int trip = 0; trip < TRIPS_PER_CHUNK; trip++, v += 2) {
+          line.set(v + 1);
+          for (int spins = 0; line.get() != v + 2; spins++) {
+            if ((spins & 1023) == 1023 && System.nanoTime() > deadline) {
+              break measuring;
+            }
+            Thread.onSpinWait();
+          }
+        }
+        chunks[n++] = System.nanoTime() - chunkStart;
       }
-      return (System.nanoTime() - start) / (double) trips;
     } finally {
       line.set(-1);
       answerer.join();
     }
+    if (n == 0) {
+      return Double.NaN;
+    }
+    java.util.Arrays.sort(chunks, 0, n);
+    return chunks[n / 2] / (double) TRIPS_PER_CHUNK;
   }
 }
