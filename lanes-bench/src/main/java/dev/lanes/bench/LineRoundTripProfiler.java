@@ -19,7 +19,8 @@ import org.openjdk.jmh.runner.IterationType;
  * figure with them, and lanes' CPU per task follows it (BENCHMARKS.md, "Issue #27: four
  * producers, where the time goes"): with it beside each iteration's score, a slow fork can be
  * seen to have run while the cores were far apart, or not. Reported as the secondary result
- * {@value #KEY}; warm-up iterations are not measured.
+ * {@value #KEY}; warm-up iterations are not measured, and an iteration before which not one
+ * chunk of trips completed (both threads kept from a core) reports nothing.
  */
 public final class LineRoundTripProfiler implements InternalProfiler {
 
@@ -28,7 +29,23 @@ public final class LineRoundTripProfiler implements InternalProfiler {
   /** How long each measurement lasts. */
   static final int MEASURE_MILLIS = 20;
 
+  /** Measures a round trip for about the given nanoseconds (NaN if none completed). */
+  interface Measure {
+    double nanos(long forNanos) throws InterruptedException;
+  }
+
+  private final Measure measure;
+
   private double roundTrip = Double.NaN;
+
+  /** The profiler JMH makes: {@link SlowStateProbe#lineRoundTrip}. */
+  public LineRoundTripProfiler() {
+    this(SlowStateProbe::lineRoundTrip);
+  }
+
+  LineRoundTripProfiler(Measure measure) {
+    this.measure = measure;
+  }
 
   @Override
   public String getDescription() {
@@ -42,7 +59,7 @@ public final class LineRoundTripProfiler implements InternalProfiler {
       return;
     }
     try {
-      roundTrip = SlowStateProbe.lineRoundTrip(MEASURE_MILLIS * 1_000_000L);
+      roundTrip = measure.nanos(MEASURE_MILLIS * 1_000_000L);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -18,24 +18,37 @@ import org.openjdk.jmh.runner.options.TimeValue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LineRoundTripProfilerTest {
 
+  private static final IterationParams WARMUP =
+      new IterationParams(IterationType.WARMUP, 1, TimeValue.seconds(1), 1);
+  private static final IterationParams MEASUREMENT =
+      new IterationParams(IterationType.MEASUREMENT, 1, TimeValue.seconds(1), 1);
+
   @Test
   void measuresBeforeEachMeasurementIterationAndNotBeforeWarmUps() {
-    LineRoundTripProfiler profiler = new LineRoundTripProfiler();
-    IterationParams warmup = new IterationParams(IterationType.WARMUP, 1, TimeValue.seconds(1), 1);
-    IterationParams measurement =
-        new IterationParams(IterationType.MEASUREMENT, 1, TimeValue.seconds(1), 1);
+    java.util.List<Long> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    LineRoundTripProfiler profiler = new LineRoundTripProfiler(nanos -> {
+      asked.add(nanos);
+      return 123.0;
+    });
 
-    profiler.beforeIteration(null, warmup);
-    assertThat(profiler.afterIteration(null, warmup, null)).isEmpty();
+    profiler.beforeIteration(null, WARMUP);
+    assertThat(profiler.afterIteration(null, WARMUP, null)).isEmpty();
+    assertThat(asked).isEmpty();
 
-    profiler.beforeIteration(null, measurement);
-    List<? extends Result> results = new ArrayList<>(profiler.afterIteration(null, measurement, null));
+    profiler.beforeIteration(null, MEASUREMENT);
+    List<? extends Result> results = new ArrayList<>(profiler.afterIteration(null, MEASUREMENT, null));
+    assertThat(asked).containsExactly(LineRoundTripProfiler.MEASURE_MILLIS * 1_000_000L);
     assertThat(results).hasSize(1);
     assertThat(results.get(0).getLabel()).isEqualTo(LineRoundTripProfiler.KEY);
-    assertThat(results.get(0).getScore()).isPositive();
+    assertThat(results.get(0).getScore()).isEqualTo(123.0);
     assertThat(results.get(0).getScoreUnit()).isEqualTo("ns");
-    assertThat(Thread.getAllStackTraces().keySet())
-        .noneMatch(t -> t.getName().equals("line-round-trip"));
+  }
+
+  @Test
+  void reportsNothingWhenNoRoundTripCompleted() {
+    LineRoundTripProfiler profiler = new LineRoundTripProfiler(nanos -> Double.NaN);
+    profiler.beforeIteration(null, MEASUREMENT);
+    assertThat(profiler.afterIteration(null, MEASUREMENT, null)).isEmpty();
   }
 
   @Test

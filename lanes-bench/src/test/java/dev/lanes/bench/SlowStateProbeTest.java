@@ -26,7 +26,9 @@ class SlowStateProbeTest {
     assertThat(run).hasSize(2).allSatisfy(s -> {
       assertThat(s.tasksPerSecond()).isPositive();
       assertThat(s.cpuNanosPerTask()).isPositive();
-      assertThat(s.roundTripNanos()).isPositive();
+      // NaN when not one chunk of trips completed in its 200 ms (both threads kept from a core)
+      assertThat(s.roundTripNanos()).satisfiesAnyOf(
+          v -> assertThat(v).isPositive(), v -> assertThat(v).isNaN());
     });
     assertThat(text).contains("second  1:", "second  2:", "line round trip");
     long slow = run.stream().filter(SlowStateProbe.Second::slow).count();
@@ -50,9 +52,9 @@ class SlowStateProbeTest {
   @Test
   void theLineRoundTripEndsInItsTimeAndLeavesNoThreadBehind() throws Exception {
     long start = System.nanoTime();
-    double nanos = SlowStateProbe.lineRoundTrip(200_000_000L);
+    double nanos = SlowStateProbe.lineRoundTrip(5_000_000_000L); // ends sooner: chunks run out
     assertThat(System.nanoTime() - start).isLessThan(java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
-    assertThat(nanos).isPositive().isLessThan(200_000_000.0 / SlowStateProbe.TRIPS_PER_CHUNK);
+    assertThat(nanos).isPositive().isLessThan(5_000_000_000.0 / SlowStateProbe.TRIPS_PER_CHUNK);
     assertThat(Thread.getAllStackTraces().keySet())
         .noneMatch(t -> t.getName().equals("line-round-trip"));
     assertThatThrownBy(() -> SlowStateProbe.lineRoundTrip(0))
