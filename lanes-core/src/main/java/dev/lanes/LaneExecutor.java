@@ -471,9 +471,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       }
       if (lifecycle.runState == Lifecycle.RUNNING && !shed
           && rules.overflow().kind() == OverflowPolicy.Kind.BLOCK_CALLER
-          && admission.awaitRoom(this::admissionLimit,
-              () -> lifecycle.runState == Lifecycle.RUNNING,
-              rules.overflow().timeout().toNanos())) {
+          && waitForRoom(rules.overflow().timeout().toNanos())) {
         // it waited for room and got it: it rides in the ring as it is, like one that found room
         // at once (no envelope to allocate; BENCHMARKS.md: 2.4 -> 0.44 bytes a task in
         // scaling-tasks 10 M, whose producer keeps the lane full)
@@ -688,13 +686,18 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Block-caller: waits up to {@code nanos} for room; true once {@code t} is queued. */
   private boolean awaitRoom(LaneFuture<?> t, long nanos) {
-    if (!admission.awaitRoom(this::admissionLimit,
-        () -> lifecycle.runState == Lifecycle.RUNNING, nanos)) {
+    if (!waitForRoom(nanos)) {
       return false;
     }
     t.acceptedNanos = ticker.read(); // its wait in the queue starts now, not when it came
     enqueue(t);
     return true;
+  }
+
+  /** Block-caller: takes a slot, waiting up to {@code nanos} while the lane accepts tasks. */
+  private boolean waitForRoom(long nanos) {
+    return admission.awaitRoom(this::admissionLimit,
+        () -> lifecycle.runState == Lifecycle.RUNNING, nanos);
   }
 
   private void reject(LaneFuture<?> t, TaskOutcome reason) {
