@@ -31,7 +31,10 @@ import java.util.function.Consumer;
  * <p>Lifecycle follows the {@code ExecutorService} contract: {@link #shutdown()} runs what was
  * accepted, {@link #shutdownNow()} returns the tasks that never started, {@link #close()} waits.
  * Every accepted task runs, is returned by {@code shutdownNow}, or has its future completed
- * (cancelled or failed) — and is counted under one {@link TaskOutcome}.
+ * (cancelled or failed) — a task given to {@code execute} has no future, so if it is dropped
+ * unrun (discard-oldest, or queued in the instant {@code shutdownNow} drained the queue) the
+ * lane's {@linkplain LaneBuilder#exceptionHandler exception handler} hears of it — and is counted
+ * under one {@link TaskOutcome}.
  */
 public sealed interface Lane extends ExecutorService permits LaneExecutor {
 

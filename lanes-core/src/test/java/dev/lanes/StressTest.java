@@ -102,7 +102,10 @@ class StressTest {
   /**
    * Plain {@code execute} calls that wait for room under block-caller (queued as they are once
    * they get a slot, no envelope) racing {@code shutdown} or {@code shutdownNow}: every task is
-   * run, returned by {@code shutdownNow} or refused, exactly once, and the books say so.
+   * run, returned by {@code shutdownNow}, refused, or — queued in the instant {@code shutdownNow}
+   * drained the ring, and taken back by another submitter — dropped to the exception handler,
+   * exactly once, and the books say so. (The last case is the one CI met; see
+   * {@link LaneBuilder#exceptionHandler}.)
    */
   @ParameterizedTest(name = "{0} lane, {1}")
   @CsvSource({"platform, shutdown", "platform, now", "virtual, shutdown", "virtual, now"})
@@ -110,8 +113,18 @@ class StressTest {
       String stop) throws Exception {
     LaneBuilder b = kind.equals("virtual") ? Lane.virtual("plain-block", 2)
         : Lane.blocking("plain-block", 2);
+    java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong otherFailures =
+        new java.util.concurrent.atomic.AtomicLong();
     Lane lane = books.track(b.queueCapacity(8)
-        .overflow(OverflowPolicy.blockCaller(Duration.ofSeconds(Work.PATIENCE_SECONDS))).build());
+        .overflow(OverflowPolicy.blockCaller(Duration.ofSeconds(Work.PATIENCE_SECONDS)))
+        .exceptionHandler((thread, e) -> {
+          if (e instanceof LaneRejectedException r && r.reason() == TaskOutcome.SHUTDOWN) {
+            dropped.incrementAndGet();
+          } else {
+            otherFailures.incrementAndGet();
+          }
+        }).build());
     java.util.concurrent.atomic.AtomicLong ran = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicLong attempted = new java.util.concurrent.atomic.AtomicLong();
@@ -141,13 +154,20 @@ class StressTest {
     assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
     LaneStats s = lane.stats();
     assertThat(attempted.get()).isEqualTo(PRODUCERS * PER_PRODUCER);
-    assertThat(ran.get() + returned + refused.get())
-        .as("run + returned + refused in %s", s).isEqualTo(attempted.get());
+    assertThat(otherFailures.get()).as("no task failed, nothing else was dropped").isZero();
+    assertThat(ran.get() + returned + refused.get() + dropped.get())
+        .as("run %d + returned %d + refused %d + dropped %d in %s",
+            ran.get(), returned, refused.get(), dropped.get(), s)
+        .isEqualTo(attempted.get());
+    if (stop.equals("shutdown")) {
+      assertThat(dropped.get()).as("shutdown runs what it accepted: nothing dropped").isZero();
+    }
     assertThat(s.submitted()).isEqualTo(attempted.get());
     assertThat(s.completed()).isEqualTo(ran.get());
     assertThat(s.count(TaskOutcome.RETURNED)).isEqualTo(returned);
-    assertThat(s.rejected()).isEqualTo(refused.get());
-    assertThat(refused.get()).as("refused only by the shutdown, never for a timeout")
+    assertThat(s.rejected()).isEqualTo(refused.get() + dropped.get());
+    assertThat(refused.get() + dropped.get())
+        .as("refused or dropped only by the shutdown, never for a timeout")
         .isEqualTo(s.count(TaskOutcome.SHUTDOWN));
     Work.assertBooksBalance(s);
     if (lane instanceof LaneExecutor e && kind.equals("virtual")) {
