@@ -31,10 +31,11 @@ import java.util.function.Consumer;
  * <p>Lifecycle follows the {@code ExecutorService} contract: {@link #shutdown()} runs what was
  * accepted, {@link #shutdownNow()} returns the tasks that never started, {@link #close()} waits.
  * Every accepted task runs, is returned by {@code shutdownNow}, or has its future completed
- * (cancelled or failed) — a task given to {@code execute} has no future, so if it is dropped
- * unrun (discard-oldest, or queued in the instant {@code shutdownNow} drained the queue) the
+ * (cancelled or failed) — a task given to {@code execute} has no future, so if the lane drops it
+ * unrun after accepting it (discard-oldest, a gate that refuses it, no thread to run it) the
  * lane's {@linkplain LaneBuilder#exceptionHandler exception handler} hears of it — and is counted
- * under one {@link TaskOutcome}.
+ * under one {@link TaskOutcome}. An {@code execute} that races {@code shutdownNow} either throws
+ * {@link LaneRejectedException}, or its task runs or is returned by {@code shutdownNow}.
  */
 public sealed interface Lane extends ExecutorService permits LaneExecutor {
 

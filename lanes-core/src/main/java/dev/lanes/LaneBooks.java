@@ -68,6 +68,22 @@ final class LaneBooks {
   /** Drops of {@code execute} tasks when the lane has no exception handler. */
   final DropLog drops;
 
+  /**
+   * Callers of {@link #endLateEntries} between taking entries from the ring and keeping or ending
+   * them; whoever looks for an orphan waits for none first.
+   */
+  private final AtomicInteger sweepers = new AtomicInteger();
+
+  /** A stopped lane's entry another caller took back, with the envelope it was taken as. */
+  private record Orphan(Object entry, LaneFuture<?> task) {}
+
+  /**
+   * Entries taken back from a stopped lane's ring by a caller other than their submitter, waiting
+   * for it or for {@code shutdownNow} ({@link #endLateEntries}); guarded by itself. Empty but in
+   * the instants a shutdown-now races submissions.
+   */
+  private final List<Orphan> orphans = new ArrayList<>(0);
+
   LaneBooks(LaneContext ctx, Thread.UncaughtExceptionHandler exceptionHandler) {
     this.ctx = ctx;
     this.drops = new DropLog(ctx.name, ctx.ticker);
@@ -240,22 +256,102 @@ final class LaneBooks {
 
   /**
    * A stopped lane: takes back every entry nobody will run now (a submission or a give-back that
-   * raced {@code shutdownNow}) and ends it SHUTDOWN; true if {@code entry}, the caller's own, was
-   * among them (its submitter hears of it by an exception, so its future is left alone).
+   * raced {@code shutdownNow}); true if {@code entry}, the caller's own, was among them or was
+   * taken back by another caller meanwhile (its submitter hears of it by an exception, so its
+   * future is left alone, and it is counted SHUTDOWN).
+   *
+   * <p>An entry of another submitter that has no future of its own to tell by (a plain task, or
+   * the envelope of a task given to {@code execute}) is not ended here but kept as an orphan: that
+   * submitter is on its way here too (every submission re-checks the state after it appends), and
+   * claims it — so its {@code execute} throws, as it would had it taken its entry back itself —
+   * or, if it left before the stop (its entry was queued then), {@code shutdownNow} returns it
+   * ({@link #claimOrphans}). Either waits until no caller is between taking entries and keeping
+   * them ({@link #sweepers}), so neither misses one. A give-back's entry has no submitter waiting;
+   * it is ended here, like every envelope whose future tells.
    */
   boolean endLateEntries(Object entry) {
     TaskRing.Taken tk = new TaskRing.Taken();
     boolean mine = false;
-    Object x;
-    while ((x = ctx.ring.pollClaimed(tk)) != null) {
-      LaneFuture<?> e = ownedEnvelope(x, tk);
-      if (e == null) {
-        continue; // a dead entry
+    sweepers.incrementAndGet();
+    try {
+      Object x;
+      while ((x = ctx.ring.pollClaimed(tk)) != null) {
+        LaneFuture<?> e = ownedEnvelope(x, tk);
+        if (e == null) {
+          continue; // a dead entry
+        }
+        if (x == entry) {
+          mine = true;
+          endQueued(e, TaskOutcome.SHUTDOWN, true, false);
+        } else if (hasSubmitterComing(x)) {
+          synchronized (orphans) {
+            orphans.add(new Orphan(x, e));
+          }
+        } else {
+          endQueued(e, TaskOutcome.SHUTDOWN, true, true);
+        }
       }
-      mine |= x == entry;
-      endQueued(e, TaskOutcome.SHUTDOWN, true, x != entry);
+    } finally {
+      sweepers.decrementAndGet();
     }
-    return mine;
+    if (mine || entry == null || !hasSubmitterComing(entry)) {
+      return mine;
+    }
+    LaneFuture<?> taken = claimOrphan(entry);
+    if (taken == null) {
+      return false; // a worker runs it, or shutdownNow returned it
+    }
+    endQueued(taken, TaskOutcome.SHUTDOWN, true, false);
+    return true;
+  }
+
+  /**
+   * Whether the ring entry {@code x} has a submitter who will call {@link WorkerPool#afterAppend} with it and can be told by an exception: a plain
+   * task, or the envelope of a task given to {@code execute} that no give-back appended again.
+   */
+  private static boolean hasSubmitterComing(Object x) {
+    if (!(x instanceof LaneFuture<?> f)) {
+      return true;
+    }
+    return !f.handedOut && !f.givenBack;
+  }
+
+  /** Waits until no caller is between taking entries from a stopped lane's ring and keeping them. */
+  private void awaitNoSweeper() {
+    for (int attempt = 0; sweepers.get() != 0; attempt++) {
+      LaneExecutor.backOff(attempt);
+    }
+  }
+
+  /** The caller's own entry, if another caller took it back (see {@link #endLateEntries}). */
+  private LaneFuture<?> claimOrphan(Object entry) {
+    awaitNoSweeper();
+    synchronized (orphans) {
+      for (int i = 0; i < orphans.size(); i++) {
+        if (orphans.get(i).entry() == entry) {
+          return orphans.remove(i).task();
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * For {@code shutdownNow}, after it drained the ring: the entries other callers took back whose
+   * submitters have not claimed them ({@link #endLateEntries}); they never started, so they are
+   * returned. A submitter still on its way then finds none and returns normally, as one whose
+   * queued task {@code shutdownNow} returned.
+   */
+  List<LaneFuture<?>> claimOrphans() {
+    awaitNoSweeper();
+    synchronized (orphans) {
+      List<LaneFuture<?>> out = new ArrayList<>(orphans.size());
+      for (Orphan o : orphans) {
+        out.add(o.task());
+      }
+      orphans.clear();
+      return out;
+    }
   }
 
   /**

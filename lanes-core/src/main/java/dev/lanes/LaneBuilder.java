@@ -260,8 +260,8 @@ public final class LaneBuilder {
 
   /**
    * Receives what tasks given to {@code execute()} throw, and the {@link LaneRejectedException}
-   * of such a task dropped after it was accepted (discard-oldest, shutdownNow racing a
-   * submission, no thread to run it) when no future made for it can be reached — then on the
+   * of such a task dropped after it was accepted (discard-oldest, a gate that refuses it, no
+   * thread to run it) when no future made for it can be reached — then on the
    * thread that dropped it, which may be a submitter's. Default: what a task throws goes to the
    * current thread's own uncaught-exception handler; a dropped task is counted (in {@code
    * stats()} under its outcome) and logged — the first at once in one line, the rest summarised in

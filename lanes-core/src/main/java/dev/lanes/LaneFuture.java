@@ -206,8 +206,15 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
     STATE.compareAndSet(this, QUEUED, DEAD);
   }
 
+  /**
+   * Appended a second time by a give-back ({@link WorkerPool#giveBack}), whose caller is no
+   * submitter waiting to hear of it: written before that append, whose release store publishes it.
+   */
+  boolean givenBack;
+
   /** Back in the ring after a compensation thread could not run it (before it is appended). */
   void backToQueue() {
+    givenBack = true;
     state = QUEUED;
   }
 

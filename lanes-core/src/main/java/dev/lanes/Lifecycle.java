@@ -85,6 +85,11 @@ final class Lifecycle {
       never.add(t.handedOut ? t : t.source);
       ctx.books.endQueued(t, TaskOutcome.RETURNED, true, true);
     }
+    // entries a racing submitter took back for another submitter that left before the stop
+    for (LaneFuture<?> t : ctx.books.claimOrphans()) {
+      never.add(t.source);
+      ctx.books.endQueued(t, TaskOutcome.RETURNED, true, true);
+    }
     tryTerminate();
     return never;
   }
