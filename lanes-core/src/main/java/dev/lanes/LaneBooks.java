@@ -22,7 +22,9 @@ import java.util.function.Consumer;
  * kills in flight (a killer adds one after its CAS; a worker that drops the entry in between
  * takes one away first). The task listeners are a copy-on-write array, written under the lane's
  * main lock, read once per task. Nothing here takes a lock but the exception handler's and
- * listeners' own code.
+ * listeners' own code, and the orphans' monitor, which only a stopped lane's late appends and
+ * {@code shutdownNow} take ({@link #endLateEntries}: a counter of callers between taking entries
+ * and keeping them, waited out before anyone looks for an orphan).
  *
  * <p><b>Failure model.</b> A listener that throws is logged and the next one still runs; an
  * exception handler that throws is logged; neither changes a count.
@@ -306,8 +308,9 @@ final class LaneBooks {
   }
 
   /**
-   * Whether the ring entry {@code x} has a submitter who will call {@link WorkerPool#afterAppend} with it and can be told by an exception: a plain
-   * task, or the envelope of a task given to {@code execute} that no give-back appended again.
+   * Whether the ring entry {@code x} has a submitter who will call {@link WorkerPool#afterAppend}
+   * with it and can be told by an exception: a plain task, or the envelope of a task given to
+   * {@code execute} that no give-back appended again.
    */
   private static boolean hasSubmitterComing(Object x) {
     if (!(x instanceof LaneFuture<?> f)) {

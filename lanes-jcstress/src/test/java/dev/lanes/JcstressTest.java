@@ -25,10 +25,11 @@ class JcstressTest {
       "AdmissionStress.ReleaseThenAdmitOnBothSides", "PermitStress",
       "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
       "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll",
-      "GrowthStress", "TallySwapStress", "RestWakeStress.Append", "RestWakeStress.LongPark");
+      "GrowthStress", "TallySwapStress", "RestWakeStress.Append", "RestWakeStress.LongPark",
+      "ShardedIdleWakeStress", "LateAppendStress");
 
   @Test
-  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  @Timeout(value = 13, unit = TimeUnit.MINUTES)
   void noForbiddenOutcomeInTheLockFreeProtocols() throws Exception {
     Path work = Files.createDirectories(Path.of("target", "jcstress"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -42,13 +43,15 @@ class JcstressTest {
         .redirectOutput(work.resolve("output.txt").toFile())
         .start();
     // The child writes to a file, so this wait is the bound (not a read that blocks until exit).
-    boolean finished = p.waitFor(8, TimeUnit.MINUTES);
+    // 23 tests took 7 min 53 s on a clean clone here (2026-11-26): 15 forked runs for each test of
+    // two actors (split compilation, normal and stress forks), 5 for one actor
+    boolean finished = p.waitFor(11, TimeUnit.MINUTES);
     if (!finished) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
     }
     String out = Files.readString(work.resolve("output.txt"), StandardCharsets.UTF_8);
-    assertThat(finished).as("jcstress finished within 8 minutes; its output:%n%s", out).isTrue();
+    assertThat(finished).as("jcstress finished within 11 minutes; its output:%n%s", out).isTrue();
     String results = out.contains("RUN RESULTS:") ? out.substring(out.indexOf("RUN RESULTS:")) : out;
     System.out.println(results);
     for (String test : TESTS) {
