@@ -307,7 +307,7 @@ public final class BenchMain {
         .append(" process CPU time (all threads) during measurement ÷ tasks; round trip = a cache")
         .append(" line's trip between two spinning threads and back, measured for ")
         .append(LineRoundTripProfiler.MEASURE_MILLIS).append(" ms before each measurement")
-        .append(" iteration (the median of 64-trip chunks), averaged over the iterations\n");
+        .append(" iteration (the median of 64-trip chunks), the median over the iterations\n");
     s.append("\n## Goals (verdicts computed from this run)\n\n");
     s.append(Goals.markdown(Goals.judge(rows)));
     s.append("\n## Tables\n");

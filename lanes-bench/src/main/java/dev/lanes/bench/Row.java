@@ -79,8 +79,7 @@ record Row(
         parts.length >= 2 ? parts[parts.length - 2] + "." + parts[parts.length - 1] : full;
     Result<?> primary = rr.getPrimaryResult();
     Map<String, Double> secondary = new LinkedHashMap<>();
-    // The mean over iterations: an @AuxCounters EVENTS result's score is the sum over them.
-    rr.getSecondaryResults().forEach((k, v) -> secondary.put(k, v.getStatistics().getMean()));
+    rr.getSecondaryResults().forEach((k, v) -> secondary.put(k, overIterations(k, v.getStatistics())));
     var stats = primary.getStatistics();
     List<Fork> forks = new ArrayList<>();
     for (BenchmarkResult br : rr.getBenchmarkResults()) {
@@ -104,7 +103,23 @@ record Row(
         forks);
   }
 
-  /** The mean cache-line round trip from {@link LineRoundTripProfiler}, or NaN if not measured. */
+  /**
+   * A secondary result over a row's iterations: the mean (an {@code @AuxCounters} EVENTS result's
+   * score is the sum over them), but for the cache-line round trip the median. A round-trip window
+   * in which one of the two spinning threads waited for a core (the JIT's compiler threads early
+   * in a fork, for one) reads 300–430 µs where the others read about 70–450 ns; in the 2026-11-26
+   * night run 1 to 7 of a row's 69–91 windows did, enough to make a mean of them say 17 µs.
+   */
+  static double overIterations(String key, org.openjdk.jmh.util.Statistics iterations) {
+    return key.equals(LineRoundTripProfiler.KEY)
+        ? iterations.getPercentile(50)
+        : iterations.getMean();
+  }
+
+  /**
+   * The median cache-line round trip over the row's iterations from {@link LineRoundTripProfiler},
+   * or NaN if not measured.
+   */
   double lineRoundTrip() {
     Double v = secondary.get(LineRoundTripProfiler.KEY);
     return v == null ? Double.NaN : v;

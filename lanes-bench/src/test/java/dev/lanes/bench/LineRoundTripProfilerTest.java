@@ -52,7 +52,7 @@ class LineRoundTripProfilerTest {
   }
 
   @Test
-  void theThroughputTableShowsTheMeanRoundTripOrADashWithoutOne() {
+  void theThroughputTableShowsTheRoundTripOrADashWithoutOne() {
     Row measured = row("lanes", Map.of(CpuTimeProfiler.KEY, 150.0,
         LineRoundTripProfiler.KEY, 123.4));
     Row unmeasured = row("tpe-lbq", Map.of(CpuTimeProfiler.KEY, 200.0));
@@ -62,6 +62,16 @@ class LineRoundTripProfilerTest {
     assertThat(tables).contains("| round trip (ns) |")
         .contains("| 150.0 | 0.75 | 123.4 |")
         .contains("| 200.0 | 1.00 | – |");
+  }
+
+  @Test
+  void aRowTakesTheMedianRoundTripOverItsIterationsAndTheMeanOfTheRest() {
+    org.openjdk.jmh.util.ListStatistics iterations = new org.openjdk.jmh.util.ListStatistics();
+    for (double v : new double[] {80, 90, 70, 350_000}) { // one window without a core
+      iterations.addValue(v);
+    }
+    assertThat(Row.overIterations(LineRoundTripProfiler.KEY, iterations)).isEqualTo(85.0);
+    assertThat(Row.overIterations(CpuTimeProfiler.KEY, iterations)).isEqualTo(87_560.0);
   }
 
   private static Row row(String executor, Map<String, Double> secondary) {
