@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * kills in flight (a killer adds one after its CAS; a worker that drops the entry in between
  * takes one away first). The task listeners are a copy-on-write array, written under the lane's
  * main lock, read once per task. Nothing here takes a lock but the exception handler's and
- * listeners' own code, and the orphans' monitor, which only a stopped lane's late appends and
+ * listeners' own code, and the orphans' lock, which only a stopped lane's late appends and
  * {@code shutdownNow} take ({@link #endLateEntries}: a counter of callers between taking entries
  * and keeping them, waited out before anyone looks for an orphan).
  *
@@ -81,10 +81,14 @@ final class LaneBooks {
 
   /**
    * Entries taken back from a stopped lane's ring by a caller other than their submitter, waiting
-   * for it or for {@code shutdownNow} ({@link #endLateEntries}); guarded by itself. Empty but in
-   * the instants a shutdown-now races submissions.
+   * for it or for {@code shutdownNow} ({@link #endLateEntries}); guarded by {@link #orphansLock}
+   * (a lock, not a monitor: a virtual thread that blocks on it does not pin its carrier). Empty
+   * but in the instants a shutdown-now races submissions.
    */
   private final List<Orphan> orphans = new ArrayList<>(0);
+
+  private final java.util.concurrent.locks.ReentrantLock orphansLock =
+      new java.util.concurrent.locks.ReentrantLock();
 
   LaneBooks(LaneContext ctx, Thread.UncaughtExceptionHandler exceptionHandler) {
     this.ctx = ctx;
@@ -286,8 +290,11 @@ final class LaneBooks {
           mine = true;
           endQueued(e, TaskOutcome.SHUTDOWN, true, false);
         } else if (hasSubmitterComing(x)) {
-          synchronized (orphans) {
+          orphansLock.lock();
+          try {
             orphans.add(new Orphan(x, e));
+          } finally {
+            orphansLock.unlock();
           }
         } else {
           endQueued(e, TaskOutcome.SHUTDOWN, true, true);
@@ -319,24 +326,34 @@ final class LaneBooks {
     return !f.handedOut && !f.givenBack;
   }
 
-  /** Waits until no caller is between taking entries from a stopped lane's ring and keeping them. */
+  /**
+   * Waits until no caller is between taking entries from a stopped lane's ring and keeping them:
+   * a drain of a bounded ring, so spins, then yields.
+   */
   private void awaitNoSweeper() {
     for (int attempt = 0; sweepers.get() != 0; attempt++) {
-      LaneExecutor.backOff(attempt);
+      if (attempt < 64) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield();
+      }
     }
   }
 
   /** The caller's own entry, if another caller took it back (see {@link #endLateEntries}). */
   private LaneFuture<?> claimOrphan(Object entry) {
     awaitNoSweeper();
-    synchronized (orphans) {
+    orphansLock.lock();
+    try {
       for (int i = 0; i < orphans.size(); i++) {
         if (orphans.get(i).entry() == entry) {
           return orphans.remove(i).task();
         }
       }
+      return null;
+    } finally {
+      orphansLock.unlock();
     }
-    return null;
   }
 
   /**
@@ -347,13 +364,16 @@ final class LaneBooks {
    */
   List<LaneFuture<?>> claimOrphans() {
     awaitNoSweeper();
-    synchronized (orphans) {
+    orphansLock.lock();
+    try {
       List<LaneFuture<?>> out = new ArrayList<>(orphans.size());
       for (Orphan o : orphans) {
         out.add(o.task());
       }
       orphans.clear();
       return out;
+    } finally {
+      orphansLock.unlock();
     }
   }
 
