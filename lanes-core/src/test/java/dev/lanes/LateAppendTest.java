@@ -107,6 +107,32 @@ class LateAppendTest {
   }
 
   @Test
+  void aLabelledExecuteTaskTakenBackByAnotherSubmitterIsRefusedToItsOwnCaller() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    LaneExecutor lane = heldLane(release);
+    try {
+      lane.shutdownNow();
+      Runnable task = () -> { };
+      // the envelope execute("label", task) queues: it has no future for its caller to read
+      LaneFuture<Void> envelope = LaneFuture.internal(lane, task, task, "label", lane.ticker.read());
+      assertThat(lane.admission.tryAdmit(1 + 8)).isTrue();
+      lane.ring.append(envelope, envelope.acceptedNanos);
+      Runnable late = () -> { };
+      appendWithoutRecheck(lane, late);
+      assertThatThrownBy(() -> lane.afterAppend(late)).isInstanceOf(LaneRejectedException.class);
+      assertThatThrownBy(() -> lane.afterAppend(envelope))
+          .isInstanceOfSatisfying(LaneRejectedException.class,
+              e -> assertThat(e.reason()).isEqualTo(TaskOutcome.SHUTDOWN));
+    } finally {
+      release.countDown();
+    }
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
+        .isTrue();
+    assertThat(heardByHandler).as("nothing dropped to the exception handler").hasValue(0);
+    assertThat(lane.stats().count(TaskOutcome.SHUTDOWN)).isEqualTo(2);
+  }
+
+  @Test
   void aSubmitFutureTakenBackByAnotherSubmitterFailsWithShutdown() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     LaneExecutor lane = heldLane(release);

@@ -43,8 +43,9 @@ class JcstressTest {
         .redirectOutput(work.resolve("output.txt").toFile())
         .start();
     // The child writes to a file, so this wait is the bound (not a read that blocks until exit).
-    // 23 tests took 7 min 53 s on a clean clone here (2026-11-26): 15 forked runs for each test of
-    // two actors (split compilation, normal and stress forks), 5 for one actor
+    // 24 tests took 8 min 42 s on a clean clone here (2026-11-27; 23 took 7 min 53 s the day
+    // before): 15 forked runs for each test of two actors (split compilation, normal and stress
+    // forks), 5 for one actor
     boolean finished = p.waitFor(11, TimeUnit.MINUTES);
     if (!finished) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
