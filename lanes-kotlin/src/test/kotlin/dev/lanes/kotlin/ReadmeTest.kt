@@ -17,6 +17,18 @@ class ReadmeTest {
 
   @Test
   fun `the README example runs its two steps as two lane tasks`() {
+    // One task only when its thread stalled past the 10 ms delay before the step could suspend
+    // (kotlinx then goes on in the same step; see LaneDispatcherTest.whenTheDelaySuspended): the
+    // README says so, and such a run is tried again.
+    val outputs = mutableListOf<String>()
+    while (outputs.size < 5 && outputs.lastOrNull() != TWO_TASKS) {
+      outputs += runTheExample()
+    }
+    assertThat(outputs).allSatisfy { assertThat(it).isIn(TWO_TASKS, "user 42; lane tasks: 1\n") }
+    assertThat(outputs.last()).isEqualTo(TWO_TASKS)
+  }
+
+  private fun runTheExample(): String {
     val out = ByteArrayOutputStream()
     val original = System.out
     System.setOut(PrintStream(out, true, Charsets.UTF_8))
@@ -25,6 +37,10 @@ class ReadmeTest {
     } finally {
       System.setOut(original)
     }
-    assertThat(out.toString(Charsets.UTF_8)).isEqualTo("user 42; lane tasks: 2\n")
+    return out.toString(Charsets.UTF_8)
+  }
+
+  private companion object {
+    const val TWO_TASKS = "user 42; lane tasks: 2\n"
   }
 }
