@@ -521,6 +521,7 @@ class TaskRingLincheckTest {
             .invocationsPerIteration(500)
             .threads(2)
             .actorsPerThread(2)
+            .minimizeFailedScenario(false) // the failure is the point: no need to shrink it
             .sequentialSpecification(PlainFifo.class)
             .check(PlainPoll.class))
         .isInstanceOf(AssertionError.class)

@@ -13,11 +13,21 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Runs the jcstress tests of this module (lanes-core's hand-made lock-free protocols) in jcstress's
- * "quick" mode with 100 ms iterations (half quick's own 200 ms: the forks, VM configurations and
- * strides are quick's, and the run fits CI's budget), in a child JVM, and fails if any forbidden outcome was seen or a test errored. A
- * longer run: {@code java -cp <classpath> org.openjdk.jcstress.Main -m default -t dev.lanes}.
+ * "quick" mode with 100 ms iterations (half quick's own 200 ms), in a child JVM, and fails if any
+ * forbidden outcome was seen or a test errored.
+ *
+ * <p>By default each test runs in four forks, its actors compiled alike in each: interpreted
+ * ({@code -Xint}), by C1 only, by C2 only, and by C2 with its scheduling randomizers ({@code
+ * -XX:+StressLCM} and the rest) — 96 forks for the 24 tests, 3 min 10 s here (2026-11-27). {@code
+ * -Dlanes.jcstress.split=true} adds jcstress's split compilation, each actor of a test compiled its
+ * own way (one interpreted while the other runs C2 code, and so on): 276 forks, 8 min 33 s on a
+ * clean clone here, too long for CI's budget beside the rest of the suite. A longer run still:
+ * {@code java -cp <classpath> org.openjdk.jcstress.Main -m default -t dev.lanes}.
  */
 class JcstressTest {
+  /** Whether to run jcstress's split compilation too ({@code -Dlanes.jcstress.split=true}). */
+  private static final boolean SPLIT = Boolean.getBoolean("lanes.jcstress.split");
+
   private static final List<String> TESTS = List.of("CancelInterruptStress", "RingStress.Producers",
       "RingStress.Consumers", "RingStress.HandOff", "RingStress.Size",
       "IdleWakeStress", "WakeAllStress", "TakeOrKillStress",
@@ -35,6 +45,7 @@ class JcstressTest {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-cp", absoluteClassPath(),
             "org.openjdk.jcstress.Main", "-v", "-m", "quick", "-time", "100",
+            "-sc", Boolean.toString(SPLIT),
             "-t", "dev\\.lanes\\..*Stress",
             "-r", work.resolve("report").toString(),
             "-jvmArgsPrepend", "--enable-native-access=ALL-UNNAMED")
@@ -43,16 +54,15 @@ class JcstressTest {
         .redirectOutput(work.resolve("output.txt").toFile())
         .start();
     // The child writes to a file, so this wait is the bound (not a read that blocks until exit).
-    // 24 tests took 8 min 42 s on a clean clone here (2026-11-27; 23 took 7 min 53 s the day
-    // before): 15 forked runs for each test of two actors (split compilation, normal and stress
-    // forks), 5 for one actor
-    boolean finished = p.waitFor(11, TimeUnit.MINUTES);
+    // Forks cost about 1.9 s each here, most of it the fork's start: see the class comment.
+    int minutes = SPLIT ? 11 : 6;
+    boolean finished = p.waitFor(minutes, TimeUnit.MINUTES);
     if (!finished) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
     }
     String out = Files.readString(work.resolve("output.txt"), StandardCharsets.UTF_8);
-    assertThat(finished).as("jcstress finished within 11 minutes; its output:%n%s", out).isTrue();
+    assertThat(finished).as("jcstress finished within %d minutes; its output:%n%s", minutes, out).isTrue();
     String results = out.contains("RUN RESULTS:") ? out.substring(out.indexOf("RUN RESULTS:")) : out;
     System.out.println(results);
     for (String test : TESTS) {
