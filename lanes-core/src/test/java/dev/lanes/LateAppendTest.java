@@ -46,6 +46,14 @@ class LateAppendTest {
     lane.ring.append(task, lane.ticker.read());
   }
 
+  /** Waits for the lane to end, checks nothing reached the exception handler; its stats then. */
+  private LaneStats terminatedWithNothingDropped(LaneExecutor lane) throws InterruptedException {
+    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
+        .as("the lane terminated").isTrue();
+    assertThat(heardByHandler).as("nothing dropped to the exception handler").hasValue(0);
+    return lane.stats();
+  }
+
   @Test
   void aPlainTaskTakenBackByAnotherSubmitterAfterShutdownNowIsRefusedToItsOwnCaller()
       throws Exception {
@@ -69,10 +77,7 @@ class LateAppendTest {
     } finally {
       release.countDown();
     }
-    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
-        .isTrue();
-    assertThat(heardByHandler).as("nothing dropped to the exception handler").hasValue(0);
-    LaneStats s = lane.stats();
+    LaneStats s = terminatedWithNothingDropped(lane);
     assertThat(s.count(TaskOutcome.SHUTDOWN)).isEqualTo(2);
     assertThat(s.submitted()).as("the held task and the two late ones").isEqualTo(3);
   }
@@ -98,10 +103,7 @@ class LateAppendTest {
       release.countDown();
     }
     assertThat(returned).as("the early task, which its caller left queued").containsExactly(early);
-    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
-        .isTrue();
-    assertThat(heardByHandler).as("nothing dropped to the exception handler").hasValue(0);
-    LaneStats s = lane.stats();
+    LaneStats s = terminatedWithNothingDropped(lane);
     assertThat(s.count(TaskOutcome.RETURNED)).isEqualTo(1);
     assertThat(s.count(TaskOutcome.SHUTDOWN)).isEqualTo(1);
   }
@@ -126,10 +128,7 @@ class LateAppendTest {
     } finally {
       release.countDown();
     }
-    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
-        .isTrue();
-    assertThat(heardByHandler).as("nothing dropped to the exception handler").hasValue(0);
-    assertThat(lane.stats().count(TaskOutcome.SHUTDOWN)).isEqualTo(2);
+    assertThat(terminatedWithNothingDropped(lane).count(TaskOutcome.SHUTDOWN)).isEqualTo(2);
   }
 
   @Test
@@ -153,8 +152,6 @@ class LateAppendTest {
     assertThat(f).isCompletedExceptionally();
     assertThat(f.exceptionNow()).isInstanceOfSatisfying(LaneRejectedException.class,
         e -> assertThat(e.reason()).isEqualTo(TaskOutcome.SHUTDOWN));
-    assertThat(lane.awaitTermination(Work.PATIENCE_SECONDS, java.util.concurrent.TimeUnit.SECONDS))
-        .isTrue();
-    assertThat(heardByHandler).hasValue(0);
+    terminatedWithNothingDropped(lane);
   }
 }
