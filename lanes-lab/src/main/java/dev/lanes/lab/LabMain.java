@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
     footer = {
       "",
       "Examples:",
-      "  ./lanes lab --quick                 everything, scaled down (about a minute)",
+      "  ./lanes lab --quick                 everything, scaled down (about 2 minutes)",
       "  ./lanes lab --only E5,E8 --out /tmp/r",
       "  ./lanes lab --list",
       "",
@@ -43,7 +43,7 @@ import picocli.CommandLine.Option;
     })
 public final class LabMain implements Callable<Integer> {
 
-  @Option(names = "--quick", description = "Run every experiment scaled down (about a minute on 2 cores; the full run takes several minutes).")
+  @Option(names = "--quick", description = "Run every experiment scaled down (about 2 minutes on 2 cores; the full run about 6).")
   boolean quick;
 
   @Option(names = "--only", split = ",", paramLabel = "E1,E5", hideParamSyntax = true, description = "Run only these experiments (ids from --list).")
