@@ -50,7 +50,8 @@ public final class BenchMain {
                            baseline, and tpe-abq in shared-latch): %s
         --out DIR          where to write results (default: bench-results, under the current
                            directory); each run gets a time-stamped folder
-        --prof NAME        add a JMH profiler to every run, e.g. gc or stack
+        --prof NAME        add a JMH profiler to every run, e.g. gc or stack, or
+                           dev.lanes.bench.ContextSwitchProfiler (blocks and preemptions a task)
         --agent-jar PATH   the lanes agent for the agent suite (default: the -Dlanes.agentJar
                            property, else lanes-agent/target/lanes-agent.jar in this repository)
         --help             this text

@@ -61,6 +61,15 @@ class ContextSwitchProfilerTest {
   }
 
   @Test
+  void jmhMakesItFromTheNameTheHelpGives() throws Exception {
+    // `./lanes bench --prof dev.lanes.bench.ContextSwitchProfiler` hands JMH this name
+    assertThat(org.openjdk.jmh.profile.ProfilerFactory.getProfilerOrException(
+            new org.openjdk.jmh.runner.options.ProfilerConfig(
+                "dev.lanes.bench.ContextSwitchProfiler")))
+        .isInstanceOf(ContextSwitchProfiler.class);
+  }
+
+  @Test
   void givesNoResultWithoutTheFolderOrWithoutTasks(@TempDir Path dir) throws IOException {
     ContextSwitchProfiler missing = new ContextSwitchProfiler(dir.resolve("no-such-folder"));
     missing.beforeIteration(null, null);
