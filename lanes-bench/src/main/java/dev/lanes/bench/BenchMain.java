@@ -52,6 +52,7 @@ public final class BenchMain {
                            directory); each run gets a time-stamped folder
         --prof NAME        add a JMH profiler to every run, e.g. gc or stack, or
                            dev.lanes.bench.ContextSwitchProfiler (blocks and preemptions a task)
+                           or dev.lanes.bench.ThreadCpuProfiler (CPU a task: producers, others)
         --agent-jar PATH   the lanes agent for the agent suite (default: the -Dlanes.agentJar
                            property, else lanes-agent/target/lanes-agent.jar in this repository)
         --help             this text
