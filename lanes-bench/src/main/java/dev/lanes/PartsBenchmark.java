@@ -70,7 +70,7 @@ public class PartsBenchmark {
   /** Takes that found an entry (JMH reports them per microsecond). */
   @State(Scope.Thread)
   @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Taken {
+  public static class HandedOver {
     public long taken;
 
     @Setup(Level.Iteration)
@@ -141,7 +141,7 @@ public class PartsBenchmark {
   @GroupThreads(1)
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.MICROSECONDS)
-  public Object ringPoll(Shared shared, Taken count) {
+  public Object ringPoll(Shared shared, HandedOver count) {
     Object entry = shared.ring.poll(taken);
     if (entry != null) {
       count.taken++;
@@ -163,7 +163,7 @@ public class PartsBenchmark {
   @GroupThreads(1)
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.MICROSECONDS)
-  public Object queuePoll(Shared shared, Taken count) {
+  public Object queuePoll(Shared shared, HandedOver count) {
     Object entry = shared.queue.poll();
     if (entry != null) {
       count.taken++;

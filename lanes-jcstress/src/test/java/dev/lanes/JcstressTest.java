@@ -69,6 +69,11 @@ class JcstressTest {
       assertThat(results).as("jcstress output").contains("[OK] dev.lanes." + test);
     }
     assertThat(results).contains("Failed tests: No matches.").contains("Error tests: No matches.");
+    if (!SPLIT) { // what the class comment and the README's module table say
+      assertThat(out).as("four forks a test, no split compilation")
+          .contains("(Results: " + 4 * TESTS.size() + " planned;")
+          .doesNotContain("Compilation: split");
+    }
     assertThat(p.exitValue()).isZero();
   }
 

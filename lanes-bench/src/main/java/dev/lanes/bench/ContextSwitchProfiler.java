@@ -26,7 +26,9 @@ import org.openjdk.jmh.results.ScalarResult;
  *
  * <p>Read from Linux's {@code /proc/self/task/<tid>/status} ({@code voluntary_ctxt_switches},
  * {@code nonvoluntary_ctxt_switches}) at the start and end of each iteration: a thread that started
- * during it counts from zero, one that ended during it is not counted (its counts end with it).
+ * during it counts from zero, one that ended during it is not counted (its counts end with it),
+ * and a thread id the kernel gave again to a new thread (its counts below the old one's) counts
+ * from zero too.
  * Where there is no such file: no result. Use: {@code ./lanes bench --prof
  * dev.lanes.bench.ContextSwitchProfiler}, or JMH's {@code -prof} with that name.
  */
@@ -70,9 +72,13 @@ public final class ContextSwitchProfiler implements InternalProfiler {
     long voluntary = 0;
     long involuntary = 0;
     for (Map.Entry<String, long[]> e : atEnd.entrySet()) {
+      long[] now = e.getValue();
       long[] before = atStart.getOrDefault(e.getKey(), new long[2]);
-      voluntary += e.getValue()[0] - before[0];
-      involuntary += e.getValue()[1] - before[1];
+      if (now[0] < before[0] || now[1] < before[1]) {
+        before = new long[2]; // the id is another thread's now: it started during the iteration
+      }
+      voluntary += now[0] - before[0];
+      involuntary += now[1] - before[1];
     }
     return List.of(
         new ScalarResult(VOLUNTARY, (double) voluntary / tasks, "switches/task",

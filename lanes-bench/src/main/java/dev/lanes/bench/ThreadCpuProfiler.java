@@ -20,7 +20,8 @@ import org.openjdk.jmh.results.ScalarResult;
  * (the pool's workers, and whatever else runs: the JIT's and the collector's threads are not Java
  * threads here and are left out). Read per thread from {@link ThreadMXBean#getThreadCpuTime} at
  * the start and end of each iteration, divided by the tasks it ran; a thread that ended during the
- * iteration is not counted, one that started counts from zero. Reported as {@value #PRODUCERS} and
+ * iteration is not counted, one that started counts from zero. No result where the JVM does not
+ * measure threads' CPU time. Reported as {@value #PRODUCERS} and
  * {@value #OTHERS}. Use: {@code ./lanes bench --prof dev.lanes.bench.ThreadCpuProfiler}.
  */
 public final class ThreadCpuProfiler implements InternalProfiler {
@@ -39,7 +40,9 @@ public final class ThreadCpuProfiler implements InternalProfiler {
 
   @Override
   public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
-    atStart = THREADS.isThreadCpuTimeSupported() ? cpuByThread() : null;
+    atStart = THREADS.isThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled()
+        ? cpuByThread()
+        : null; // else every thread would read -1 and both sides 0: no result instead
   }
 
   @Override

@@ -62,6 +62,21 @@ class BenchMainTest {
   }
 
   @Test
+  void theStandAloneBenchmarksAreNotPartOfAnyPlan() {
+    // BENCHMARKS.md and their javadoc say PartsBenchmark and ClockBenchmark run only by hand
+    List<String> standAlone = List.of("dev.lanes.PartsBenchmark.allParts",
+        "dev.lanes.PartsBenchmark.ringHandOff", "dev.lanes.bench.ClockBenchmark.nanoTimeOneThread");
+    for (List<BenchRun> plan : List.of(BenchPlan.full(), BenchPlan.quick())) {
+      for (BenchRun run : plan) {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile(run.include());
+        for (String benchmark : standAlone) {
+          assertThat(p.matcher(benchmark).find()).as(run.id() + " includes " + benchmark).isFalse();
+        }
+      }
+    }
+  }
+
+  @Test
   void narrowingExecutorsKeepsTheBaseline() {
     BenchRun throughput = BenchPlan.full().get(0);
     BenchRun narrowed = throughput.onlyExecutors(java.util.Set.of("lanes"));

@@ -44,6 +44,7 @@ class ContextSwitchProfilerTest {
     thread(dir, "101", 10, 1);
     thread(dir, "102", 50, 5);
     thread(dir, "103", 7, 7); // ends during the iteration: its counts end with it
+    thread(dir, "105", 900, 90); // ends too, and a new thread gets its id
     ContextSwitchProfiler profiler = new ContextSwitchProfiler(dir);
     profiler.beforeIteration(null, null);
 
@@ -52,12 +53,13 @@ class ContextSwitchProfilerTest {
     Files.delete(dir.resolve("103").resolve("status"));
     Files.delete(dir.resolve("103"));
     thread(dir, "104", 200, 10); // started during it: all of it
+    thread(dir, "105", 40, 4); // the new thread with the old id: all of it, not 40 - 900
 
     Map<String, Double> r = byLabel(List.copyOf(profiler.afterIteration(null, null, ran(100))));
     assertThat(r).containsOnlyKeys(
         ContextSwitchProfiler.VOLUNTARY, ContextSwitchProfiler.INVOLUNTARY);
-    assertThat(r.get(ContextSwitchProfiler.VOLUNTARY)).isEqualTo(6.0); // 600 over 100 tasks
-    assertThat(r.get(ContextSwitchProfiler.INVOLUNTARY)).isEqualTo(0.12); // 12 over 100
+    assertThat(r.get(ContextSwitchProfiler.VOLUNTARY)).isEqualTo(6.4); // 640 over 100 tasks
+    assertThat(r.get(ContextSwitchProfiler.INVOLUNTARY)).isEqualTo(0.16); // 16 over 100
   }
 
   @Test
@@ -91,7 +93,7 @@ class ContextSwitchProfilerTest {
     Thread sleeper = Thread.ofPlatform().start(() -> {
       try {
         for (int i = 0; i < 50; i++) {
-          Thread.sleep(1); // each sleep blocks: one voluntary switch at least
+          Thread.sleep(1); // what is counted (a block: one voluntary switch), not a wait for a thread
         }
         slept.countDown();
         release.await(); // alive while it is read: a thread's counts end with it
