@@ -142,10 +142,16 @@ class AdaptiveLimitTest {
         LanesMetrics metrics = LanesMetrics.builder(lane).statsMaxAge(Duration.ZERO).build()) {
       metrics.bindTo(registry);
       List<CompletableFuture<?>> fs = new ArrayList<>();
-      for (int i = 0; i < 500; i++) {
-        fs.add(lane.submit("x", () -> pause(1)));
-      }
-      await().atMost(Duration.ofSeconds(30)).until(() -> limit.limit() > 2);
+      // The controller raises the limit from what it measures while tasks queue: keep some queued
+      // until it has (one round of 500 tasks of 1 ms once ended before it did, and it waited on)
+      await().pollInSameThread().atMost(Duration.ofSeconds(30)).until(() -> {
+        if (lane.stats().queued() < 100 && fs.size() < 20_000) {
+          for (int i = 0; i < 200; i++) {
+            fs.add(lane.submit("x", () -> pause(1)));
+          }
+        }
+        return limit.limit() > 2;
+      });
       all(fs);
       int now = limit.limit();
       assertThat(registry.get("lanes.concurrency").tag("lane", "partner").gauge().value()).isEqualTo(now);
