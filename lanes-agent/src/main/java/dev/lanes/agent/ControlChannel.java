@@ -101,16 +101,14 @@ final class ControlChannel implements AutoCloseable {
     try (Selector selector = Selector.open()) {
       SelectionKey key = client.register(selector, SelectionKey.OP_READ);
       ByteBuffer in = ByteBuffer.allocate(MAX_REQUEST + 1);
-      while (in.hasRemaining()) {
-        int n = client.read(in);
-        if (n < 0) {
+      boolean tooLong = fill(client, in, selector, deadline);
+      // The rest, left unread, would reset the connection before the client reads the refusal.
+      for (ByteBuffer rest = ByteBuffer.allocate(MAX_REQUEST); tooLong; rest.clear()) {
+        if (!fill(client, rest, selector, deadline)) {
           break;
         }
-        if (n == 0) {
-          await(selector, deadline);
-        }
       }
-      Answer answer = in.hasRemaining()
+      Answer answer = !tooLong
           ? commands.apply(new String(in.array(), 0, in.position(), StandardCharsets.UTF_8)
               .strip().split("\t"))
           : new Answer(false, "a request is one line of at most " + MAX_REQUEST + " bytes");
@@ -123,6 +121,21 @@ final class ControlChannel implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Reads into {@code buffer} until the client's end or a full buffer; true if full. */
+  private static boolean fill(SocketChannel client, ByteBuffer buffer, Selector selector,
+      long deadline) throws IOException {
+    while (buffer.hasRemaining()) {
+      int n = client.read(buffer);
+      if (n < 0) {
+        return false;
+      }
+      if (n == 0) {
+        await(selector, deadline);
+      }
+    }
+    return true;
   }
 
   private static void await(Selector selector, long deadline) throws IOException {
