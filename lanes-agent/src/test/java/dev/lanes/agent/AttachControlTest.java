@@ -185,6 +185,16 @@ class AttachControlTest {
 
   @Test
   void eachAttachFailureIsOneLine() throws Exception {
+    // A bad setting: refused before any attach (exit 2, as for a bad argument).
+    Run bad = attach("1", "--set", "pool", "core=abc");
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.err()).isEqualTo("lanes attach: core must be a whole number between 0 and"
+        + " 100000, was \"abc\"\n");
+    bad = attach("1", "--set", "pool");
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.err()).isEqualTo("lanes attach: --set <pool> needs core=N, max=N or"
+        + " queue-capacity=N\n");
+
     // No such process: one that ran and ended.
     Process gone = new ProcessBuilder("true").start();
     gone.waitFor();
