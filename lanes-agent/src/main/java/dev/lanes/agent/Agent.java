@@ -37,6 +37,7 @@ final class Agent {
   final AgentSink sink;
   final Warnings warnings = new Warnings();
   final Watchdog watchdog;
+  final PoolResize resize;
   final long startNanos = System.nanoTime();
 
   private Agent(AgentOptions options) {
@@ -45,6 +46,7 @@ final class Agent {
     this.pools = new Pools(options.maxPools);
     this.sink = new AgentSink(stamps, pools);
     this.watchdog = new Watchdog(pools, stamps, options, warnings);
+    this.resize = new PoolResize(pools);
   }
 
   static Agent running() {
@@ -74,6 +76,12 @@ final class Agent {
       }
     }
     agent.watchdog.start();
+    try {
+      agent.watchdog.answer(ControlChannel.open(agent::answer));
+    } catch (IOException | RuntimeException e) {
+      System.err.println("lanes-agent: no control channel (" + e + "); ./lanes attach --table"
+          + " loads the agent again for each query and --set is unavailable");
+    }
     if (options.tableAtExit || options.tableFile != null) {
       Runtime.getRuntime().addShutdownHook(new Thread(agent::atExit, "lanes-agent-exit"));
     }
@@ -234,13 +242,42 @@ final class Agent {
     };
   }
 
+  /** The requests of {@link ControlChannel}: {@code table}, {@code tsv}, {@code set POOL k=v...}. */
+  ControlChannel.Answer answer(String[] words) {
+    switch (words[0]) {
+      case "table", "tsv" -> {
+        return new ControlChannel.Answer(true, command(words[0]));
+      }
+      case "set" -> {
+        if (words.length < 2) {
+          return new ControlChannel.Answer(false, "set needs a pool's name");
+        }
+        try {
+          Map<String, Integer> settings = PoolResize.settings(List.of(words).subList(2, words.length));
+          return new ControlChannel.Answer(true, resize.apply(words[1], settings, "lanes attach") + "\n");
+        } catch (PoolResize.Refused e) {
+          return new ControlChannel.Answer(false, e.getMessage());
+        }
+      }
+      default -> {
+        return new ControlChannel.Answer(false, "lanes-agent: unknown request \"" + words[0]
+            + "\" (table, tsv, set)");
+      }
+    }
+  }
+
+  /** The text table, then the sizes changed through {@code ./lanes attach --set}, if any. */
   String table() {
     long now = System.nanoTime();
     List<PoolTable.Row> rows = PoolTable.rows(pools, now);
     long tasks = rows.stream().mapToLong(r -> r.s().ended()).sum();
-    return PoolTable.text(rows, String.format(Locale.ROOT,
+    StringBuilder text = new StringBuilder(PoolTable.text(rows, String.format(Locale.ROOT,
         "lanes-agent: %d pools, %,d tasks in %.1f s", rows.size(), tasks,
-        (now - startNanos) / 1e9)); // (not ProcessHandle.current(): it makes the JDK's reaper pool)
+        (now - startNanos) / 1e9))); // (not ProcessHandle.current(): it makes the JDK's reaper pool)
+    for (String change : resize.changes()) {
+      text.append(change.replaceFirst("^lanes-agent: ", "changed: ")).append('\n');
+    }
+    return text.toString();
   }
 
   private void atExit() {

@@ -1,6 +1,10 @@
 package dev.lanes.agent;
 
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -12,11 +16,14 @@ import java.util.regex.Pattern;
  */
 final class AgentOptions {
   /** The accepted options, as {@code --help} and the error for an unknown option list them. */
-  static final String ACCEPTED = "table, table-file=PATH, deadlock-check=DURATION (10ms..10s,"
+  static final String ACCEPTED = "table, table-file=PATH (a file the agent can write, checked at"
+      + " start; .tsv for tab-separated values), deadlock-check=DURATION (10ms..10s,"
       + " default 200ms), blocking-warn=DURATION (10ms..1h, default 1s), saturated-warn=DURATION"
       + " (1s..24h, default 10s), max-pools=N (1..10000, default 100), max-stamps=N"
       + " (1024..100000000, default 1000000), port=N (0..65535, 0 picks a free one: the live"
-      + " page on http://127.0.0.1:N/, Prometheus metrics on /metrics), verbose";
+      + " page on http://127.0.0.1:N/, Prometheus metrics on /metrics), verbose; options are"
+      + " separated by commas, and a value in double quotes may hold commas:"
+      + " table-file=\"/tmp/a,b.txt\"";
 
   boolean tableAtExit;
   Path tableFile;
@@ -46,14 +53,14 @@ final class AgentOptions {
     if (args == null || args.isBlank()) {
       return o;
     }
-    for (String part : args.split(",")) {
+    for (String part : split(args)) {
       String item = part.trim();
       if (item.isEmpty()) {
         continue;
       }
       int eq = item.indexOf('=');
       String name = eq < 0 ? item : item.substring(0, eq).trim();
-      String value = eq < 0 ? null : item.substring(eq + 1).trim();
+      String value = eq < 0 ? null : unquote(item.substring(eq + 1).trim());
       switch (name) {
         case "table" -> o.tableAtExit = flag(name, value);
         case "verbose" -> o.verbose = flag(name, value);
@@ -61,7 +68,7 @@ final class AgentOptions {
           if (value == null || value.isEmpty()) {
             throw new BadOption("option \"table-file\" needs a path (table-file=PATH)");
           }
-          o.tableFile = Path.of(value);
+          o.tableFile = writableFile(name, value);
         }
         case "deadlock-check" -> o.deadlockCheckNanos = duration(name, value, 10, 10_000, "200ms");
         case "blocking-warn" -> o.blockingWarnNanos = duration(name, value, 10, 3_600_000, "1s");
@@ -73,6 +80,67 @@ final class AgentOptions {
       }
     }
     return o;
+  }
+
+  /**
+   * The options one by one, split at the commas outside double quotes (the quotes are kept; {@link
+   * #parse} takes them off a value).
+   */
+  static List<String> split(String args) throws BadOption {
+    List<String> items = new ArrayList<>();
+    StringBuilder item = new StringBuilder();
+    boolean quoted = false;
+    for (int i = 0; i < args.length(); i++) {
+      char c = args.charAt(i);
+      if (c == '"') {
+        quoted = !quoted;
+      }
+      if (c == ',' && !quoted) {
+        items.add(item.toString());
+        item.setLength(0);
+      } else {
+        item.append(c);
+      }
+    }
+    if (quoted) {
+      throw new BadOption("options: a double quote is not closed in \"" + args + "\"");
+    }
+    items.add(item.toString());
+    return items;
+  }
+
+  private static String unquote(String value) {
+    return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+        ? value.substring(1, value.length() - 1) : value;
+  }
+
+  /**
+   * The path of {@code table-file}, refused now (the agent stays off) rather than at exit, when
+   * the table could not be written there.
+   */
+  private static Path writableFile(String name, String value) throws BadOption {
+    Path path;
+    try {
+      path = Path.of(value).toAbsolutePath();
+    } catch (InvalidPathException e) {
+      throw new BadOption("option \"" + name + "\" must be a path, was \"" + value + "\"");
+    }
+    String why = null;
+    Path dir = path.getParent();
+    if (Files.isDirectory(path)) {
+      why = "it is a directory";
+    } else if (Files.exists(path) && !Files.isWritable(path)) {
+      why = "the file is not writable";
+    } else if (dir == null || !Files.isDirectory(dir)) {
+      why = "no directory " + dir;
+    } else if (!Files.exists(path) && !Files.isWritable(dir)) {
+      why = "the directory " + dir + " is not writable";
+    }
+    if (why != null) {
+      throw new BadOption("option \"" + name + "\" must be a file the agent can write, was \""
+          + value + "\" (" + why + ")");
+    }
+    return Path.of(value);
   }
 
   private static boolean flag(String name, String value) throws BadOption {

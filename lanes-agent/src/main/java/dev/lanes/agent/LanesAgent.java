@@ -34,7 +34,13 @@ public final class LanesAgent {
     String options = args == null ? "" : args;
     String tableOut = null;
     StringBuilder rest = new StringBuilder();
-    for (String part : options.split(",")) {
+    java.util.List<String> parts;
+    try {
+      parts = AgentOptions.split(options);
+    } catch (AgentOptions.BadOption e) {
+      parts = java.util.List.of(options); // parse says what is wrong with them
+    }
+    for (String part : parts) {
       if (part.startsWith(TABLE_OUT)) {
         tableOut = part.substring(TABLE_OUT.length());
       } else if (!part.isBlank()) {
@@ -72,6 +78,10 @@ public final class LanesAgent {
       if (!bridgeLoaded()) {
         injectBridge(inst);
       } else if (isRunning()) {
+        if (!attached) {
+          System.err.println("lanes-agent: already running; the second -javaagent (options \""
+              + (args == null ? "" : args) + "\") is ignored");
+        }
         return true;
       }
       options.attached = attached;

@@ -44,6 +44,8 @@ final class Watchdog implements Runnable {
   private volatile MetricsEndpoint endpoint;
   /** The live page's time series, sampled by this thread while the endpoint serves; else null. */
   private volatile LiveSeries live;
+  /** Answers {@code ./lanes attach} after each tick; null if it could not open. */
+  private volatile ControlChannel control;
 
   Watchdog(Pools pools, StampTable stamps, AgentOptions options, Warnings warnings) {
     this.pools = pools;
@@ -64,6 +66,11 @@ final class Watchdog implements Runnable {
     stopped = true;
   }
 
+  /** Answers {@code ./lanes attach}'s requests after each tick. */
+  void answer(ControlChannel c) {
+    this.control = c;
+  }
+
   void serve(MetricsEndpoint e, LiveSeries series) {
     this.endpoint = e;
     this.live = series;
@@ -73,6 +80,10 @@ final class Watchdog implements Runnable {
     while (!stopped) {
       try {
         tick(System.nanoTime());
+        ControlChannel c = control;
+        if (c != null) {
+          c.answerWaiting();
+        }
       } catch (Throwable t) {
         // A bug of ours must not end the checks, nor reach the application.
         warnings.warnOnce(Warnings.Kind.INSTRUMENTATION, "watchdog", "",

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanes.agent.apps.FixedPoolApp;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The agent's options: defaults, accepted forms, and one clear line for a bad one. */
@@ -56,5 +59,53 @@ class AgentOptionsTest {
         "lanes-agent: option \"max-pools\" must be a whole number between 1 and 10000, was"
             + " \"lots\"; the agent is off and the application starts without it");
     assertThat(r.pools()).isEmpty(); // the agent never ran: no table at exit
+  }
+
+  @Test
+  void aValueInDoubleQuotesMayHoldCommas() throws Exception {
+    AgentOptions o = AgentOptions.parse("table-file=\"/tmp/a,b.txt\",max-pools=7");
+    assertThat(o.tableFile).hasToString("/tmp/a,b.txt");
+    assertThat(o.maxPools).isEqualTo(7);
+    assertThatThrownBy(() -> AgentOptions.parse("table-file=\"/tmp/a,b.txt"))
+        .hasMessage("options: a double quote is not closed in \"table-file=\"/tmp/a,b.txt\"");
+    assertThat(AgentOptions.ACCEPTED).contains("table-file=\"/tmp/a,b.txt\"");
+
+    Path dir = Files.createTempDirectory("lanes-agent-a,b");
+    Path file = dir.resolve("pools,1.tsv");
+    AgentJvm.Result r = AgentJvm.run(FixedPoolApp.class, "table-file=\"" + file + "\"");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(AgentJvm.parse(Files.readString(file))).isNotEmpty();
+  }
+
+  @Test
+  void aTableFileThatCannotBeWrittenIsRefusedAtStart() throws Exception {
+    assertThatThrownBy(() -> AgentOptions.parse("table-file=/no-such-dir/t.tsv")).hasMessage(
+        "option \"table-file\" must be a file the agent can write, was \"/no-such-dir/t.tsv\""
+            + " (no directory /no-such-dir)");
+    Path dir = Files.createTempDirectory("lanes-agent-dir");
+    assertThatThrownBy(() -> AgentOptions.parse("table-file=" + dir)).hasMessage(
+        "option \"table-file\" must be a file the agent can write, was \"" + dir
+            + "\" (it is a directory)");
+
+    AgentJvm.Result r = AgentJvm.run(FixedPoolApp.class, "table-file=/no-such-dir/t.tsv");
+    assertThat(r.exit()).isZero();
+    assertThat(r.err().lines().filter(l -> l.startsWith("lanes-agent:"))).containsExactly(
+        "lanes-agent: option \"table-file\" must be a file the agent can write, was"
+            + " \"/no-such-dir/t.tsv\" (no directory /no-such-dir); the agent is off and the"
+            + " application starts without it");
+    assertThat(r.pools()).isEmpty();
+  }
+
+  @Test
+  void aSecondJavaagentIsSaidOnceAndIgnored() throws Exception {
+    AgentJvm.Result r = AgentJvm.run(FixedPoolApp.class, "",
+        List.of("-javaagent:" + AgentJvm.JAR.toAbsolutePath() + "=table"));
+    assertThat(r.exit()).as(r.err()).isZero();
+    // AgentJvm's own -javaagent comes second: its table-file is ignored with it.
+    assertThat(r.err().lines().filter(l -> l.startsWith("lanes-agent: already running"))).singleElement()
+        .asString().matches("lanes-agent: already running; the second -javaagent \\(options"
+            + " \"table-file=.*pools.tsv\"\\) is ignored");
+    assertThat(r.pools()).isEmpty();
+    assertThat(r.err()).contains("fixed-worker"); // the first one's table, at exit
   }
 }
