@@ -28,8 +28,8 @@ import org.HdrHistogram.Histogram;
  */
 final class MetricsEndpoint implements AutoCloseable {
   private static final int CLIENT_TIMEOUT_MS = 1_000;
-  /** Where the uPlot WebJar keeps its files (the version is also in lanes-agent's POM). */
-  static final String UPLOT_WEBJAR = "META-INF/resources/webjars/uplot/1.6.30/dist/";
+  /** Where the build put uPlot's files (lanes-agent's POM unpacks them from its WebJar). */
+  static final String UPLOT = "dev/lanes/agent/uplot/";
   private final ServerSocket server;
   private final Pools pools;
   private final LiveSeries series;
@@ -84,7 +84,7 @@ final class MetricsEndpoint implements AutoCloseable {
       }
       case "/" -> {
         type = "text/html; charset=utf-8";
-        bytes = resource("dev/lanes/serve/live.html");
+        bytes = resource("dev/lanes/agent/live.html");
       }
       case "/stats.json" -> {
         type = "application/json";
@@ -96,11 +96,11 @@ final class MetricsEndpoint implements AutoCloseable {
       }
       case "/uplot.js" -> {
         type = "text/javascript";
-        bytes = resource(UPLOT_WEBJAR + "uPlot.iife.min.js");
+        bytes = resource(UPLOT + "uPlot.iife.min.js");
       }
       case "/uplot.css" -> {
         type = "text/css";
-        bytes = resource(UPLOT_WEBJAR + "uPlot.min.css");
+        bytes = resource(UPLOT + "uPlot.min.css");
       }
       default -> {
         status = 404;
