@@ -28,8 +28,8 @@ import java.util.regex.Pattern;
  *
  * The threads' name comes first because it is the same however the agent was loaded: attached to
  * a running JVM, the agent never saw the pools made before, so it cannot know where they were
- * made, but it sees their threads. A pool of the JDK's own (its thread factory is a JDK class:
- * the process reaper, the HTTP client's) is named {@code jdk:} and its threads' name, spaces as
+ * made, but it sees their threads. A pool of the JDK's own (its thread factory is a JDK class,
+ * as the process reaper's) is named {@code jdk:} and its threads' name, spaces as
  * dashes ({@code jdk:process-reaper}), or {@code jdk:} and the class that made it until a thread
  * ran, never after the application code that happened to make the JDK start it. (The factories
  * the JDK offers applications, {@code Executors}' and {@code Thread.ofPlatform().factory()}, do

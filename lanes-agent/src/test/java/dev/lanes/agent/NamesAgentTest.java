@@ -43,6 +43,15 @@ class NamesAgentTest {
   }
 
   @Test
+  void aJdkPoolNoThreadRanYetIsNamedAfterTheJdkClassThatMadeItNotTheApplicationsCaller()
+      throws Exception {
+    AgentJvm.Result r = AgentJvm.run(NamesApp.class, "", "pid");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.pools().stream().map(p -> p.get("pool"))).contains("jdk:ProcessHandleImpl")
+        .noneSatisfy(n -> assertThat(n).startsWith("NamesApp."));
+  }
+
+  @Test
   void thePlatformThreadFactoryTheJdkOffersApplicationsDoesNotMakeAPoolTheJdks() {
     ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), Thread.ofPlatform().name("app-", 1).factory());

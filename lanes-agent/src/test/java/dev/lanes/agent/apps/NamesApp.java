@@ -16,12 +16,18 @@ import java.util.concurrent.TimeUnit;
  * housekeeper), named workers, two pools whose names share a 41-character prefix, an anonymous
  * subclass with the JDK's default thread names, and the JDK's process reaper (a process started
  * each round). Runs one round and ends; with {@code serve}, prints "ready" after the first round,
- * then runs one more for each line read (printing "round") until its standard input closes.
+ * then runs one more for each line read (printing "round") until its standard input closes; with
+ * {@code pid}, only prints its pid.
  */
 public final class NamesApp {
   public static final String LONG_PREFIX = "an-application-pool-with-a-name-this-long";
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("pid")) {
+      // Makes the JDK's process-reaper pool (ProcessHandleImpl), which no task has used yet.
+      System.out.println("pid=" + ProcessHandle.current().pid());
+      return;
+    }
     ScheduledExecutorService housekeeper = Executors.newSingleThreadScheduledExecutor(
         r -> new Thread(r, "NamesApp:housekeeper"));
     ExecutorService workers = Executors.newFixedThreadPool(2, FixedPoolApp.named("names-worker"));
