@@ -13,8 +13,8 @@ import tools.jackson.core.json.JsonFactory;
 /**
  * The figures of the live page that lanes-serve draws ({@code live.html}), for the agent's pools:
  * {@code /series.json}, one sample a second of the last {@value #WINDOW_SECONDS} s (per pool: tasks
- * queued (due, not started), tasks scheduled for later, the oldest queued task's age, health; and the queue wait and run time p50/p99 of the
- * tasks that ended in that second), and {@code /stats.json}, each pool's figures since start. The
+ * queued (due, not started), tasks scheduled for later, the oldest queued task's age, health;
+ * and the queue wait and run time p50/p99 of the tasks that ended in that second), and {@code /stats.json}, each pool's figures since start. The
  * page's "lanes" and "endpoints" are both the pools here: a pool is its own stage.
  *
  * <p><b>Concurrency design.</b> Only the watchdog thread samples and answers requests (it serves

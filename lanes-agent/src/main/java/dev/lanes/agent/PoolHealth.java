@@ -29,7 +29,9 @@ import java.util.Locale;
  * lateness. A worker parked until a due time wakes after the timer's slack (50 µs on Linux) and,
  * when every CPU is busy, after waiting for one, up to one scheduling period of the OS (Linux's
  * CFS: 6 ms × (1 + log2 of the CPUs, at most 8), 24 ms on 8 CPUs or more): lateness up to
- * {@value #SCHEDULED_MIN_WAIT_MILLIS} ms is the host's, not the pool's, hence that floor.
+ * {@value #SCHEDULED_MIN_WAIT_MILLIS} ms is the host's, not the pool's, hence that floor. More
+ * runnable threads than CPUs make a wake-up later still; with idle workers, the busy rule keeps
+ * that lateness from counting.
  *
  * <p>The figures quoted with a state ({@link #why}) are those of the last judgement that wanted
  * that state: a SATURATED pool's wait is above its threshold, printed with as many decimals as
@@ -195,7 +197,7 @@ final class PoolHealth {
     return Math.min(1.0, (double) (last[6] - from[6]) / ((double) span * threads));
   }
 
-  /** The judgement's figures, the wait and the threshold with enough decimals to tell them apart. */
+  /** The judgement's figures; the wait and the threshold with the decimals that tell them apart. */
   static String figures(double wait, double meanWait, double oldest, double threshold,
       boolean thresholdIsRun, double busy, long rejected) {
     int decimals = 1;
@@ -205,7 +207,8 @@ final class PoolHealth {
     return "queue wait " + ms(wait, decimals) + " ms (mean of ended " + ms(meanWait, decimals)
         + " ms, oldest queued " + ms(oldest, decimals) + " ms), threshold "
         + ms(threshold, decimals) + " ms (" + (thresholdIsRun ? "mean run" : "floor") + "), "
-        + (Double.isNaN(busy) ? "" : String.format(Locale.ROOT, "workers busy %.0f %%, ", busy * 100))
+        + (Double.isNaN(busy) ? ""
+            : String.format(Locale.ROOT, "workers busy %.0f %%, ", busy * 100))
         + rejected + " rejected in " + WINDOW_SECONDS + " s";
   }
 
