@@ -13,8 +13,8 @@ import tools.jackson.core.json.JsonFactory;
 /**
  * The figures of the live page that lanes-serve draws ({@code live.html}), for the agent's pools:
  * {@code /series.json}, one sample a second of the last {@value #WINDOW_SECONDS} s (per pool: tasks
- * queued, the oldest queued task's age, health; and the queue wait and run time p50/p99 of the
- * tasks that ended in that second), and {@code /stats.json}, each pool's figures since start. The
+ * queued (due, not started), tasks scheduled for later, the oldest queued task's age, health;
+ * and the queue wait and run time p50/p99 of the tasks that ended in that second), and {@code /stats.json}, each pool's figures since start. The
  * page's "lanes" and "endpoints" are both the pools here: a pool is its own stage.
  *
  * <p><b>Concurrency design.</b> Only the watchdog thread samples and answers requests (it serves
@@ -55,6 +55,7 @@ final class LiveSeries {
         long unhealthy = unhealthyMillis(r, now);
         g.writeObjectPropertyStart(r.name());
         g.writeNumberProperty("queued", r.view.queued(e.getKey()));
+        g.writeNumberProperty("scheduled", r.view.scheduled(e.getKey()));
         g.writeNumberProperty("oldestQueuedMs", oldest.nanos(r, e.getKey(), now) / 1e6);
         g.writeNumberProperty("running", r.view.active(e.getKey()));
         g.writeStringProperty("health", r.health.state().name());
@@ -73,6 +74,7 @@ final class LiveSeries {
         g.writeObjectPropertyStart(r.name());
         g.writeStringProperty("lane", r.name());
         g.writeNumberProperty("waiting", r.view.queued(e.getKey()));
+        g.writeNumberProperty("scheduled", r.view.scheduled(e.getKey()));
         g.writeNumberProperty("oldestWaitingMs", oldest.nanos(r, e.getKey(), now) / 1e6);
         g.writeNumberProperty("ended", runs.getTotalCount());
         percentile(g, "waitP50", waits, 50);
@@ -114,6 +116,7 @@ final class LiveSeries {
         g.writeStringProperty("health", s.state().name());
         g.writeNumberProperty("concurrency", Math.max(0, r.maxThreads()));
         g.writeNumberProperty("queued", Math.max(0, r.queued()));
+        g.writeNumberProperty("scheduled", Math.max(0, r.scheduled()));
         g.writeNumberProperty("running", Math.max(0, r.active()));
         g.writeNumberProperty("workers", Math.max(0, r.threads()));
         g.writeNumberProperty("completed", s.ended() - s.failed());

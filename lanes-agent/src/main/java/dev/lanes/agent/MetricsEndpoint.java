@@ -144,7 +144,10 @@ final class MetricsEndpoint implements AutoCloseable {
       b.append("lanes_tasks_total").append(tags(s, "outcome=\"rejected\",rejected=\"true\""))
           .append(' ').append(s.rejected()).append('\n');
     }
-    gauge(b, rows, "lanes_queue_size", "Tasks waiting in the pool's queue", r -> r.queued());
+    gauge(b, rows, "lanes_queue_size", "Tasks waiting in the pool's queue: due, not started",
+        r -> r.queued());
+    gauge(b, rows, "lanes_scheduled_tasks", "Tasks in a scheduled pool's schedule, not due yet",
+        r -> r.s().kind() == PoolKind.SCHEDULED ? r.scheduled() : -1);
     gauge(b, rows, "lanes_workers", "The pool's threads now", r -> r.threads());
     gauge(b, rows, "lanes_saturated", "1 while the pool is SATURATED or worse, else 0",
         r -> r.s().state() == PoolHealth.State.OK ? 0 : 1);

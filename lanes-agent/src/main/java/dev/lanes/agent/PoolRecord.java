@@ -48,8 +48,7 @@ final class PoolRecord implements RunSlot.SampleSink {
     this.view = pool == null ? PoolView.NONE : PoolView.of(kind, pool);
     this.name = name;
     this.site = site;
-    this.health = new PoolHealth(now, kind == PoolKind.EVENT_LOOP
-        ? PoolHealth.EVENT_LOOP_MIN_WAIT_MILLIS : PoolHealth.MIN_WAIT_MILLIS);
+    this.health = new PoolHealth(now, PoolHealth.minWaitMillis(kind));
   }
 
   String name() {

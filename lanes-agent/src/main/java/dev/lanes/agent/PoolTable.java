@@ -9,13 +9,17 @@ import org.HdrHistogram.Histogram;
 /**
  * The one-screen table of every pool the agent saw (and, as tab-separated values, the same figures
  * for scripts and the tests). Times are in milliseconds; a dash means no task has given the figure.
+ * The pool column is as wide as the longest name: a name is never cut.
  */
 final class PoolTable {
   private PoolTable() {}
 
-  /** One row's figures. */
-  /** One row's figures; -1 where the pool is gone or cannot be read. */
-  record Row(PoolRecord.Snapshot s, int threads, int maxThreads, int queued, int active) {}
+  /**
+   * One row's figures; -1 where the pool is gone or cannot be read. {@code queued}: due and not
+   * started; {@code scheduled}: in a scheduled pool's schedule, not due yet.
+   */
+  record Row(PoolRecord.Snapshot s, int threads, int maxThreads, int queued, int active,
+      int scheduled) {}
 
   static List<Row> rows(Pools pools, long now) {
     Map<PoolRecord, Object> live = new java.util.IdentityHashMap<>();
@@ -30,13 +34,15 @@ final class PoolTable {
       int max = -1;
       int queued = -1;
       int active = -1;
+      int scheduled = -1;
       if (pool != null && r.view != PoolView.NONE) {
         threads = r.view.threads(pool);
         max = r.view.maxThreads(pool);
         queued = r.view.queued(pool);
         active = r.view.active(pool);
+        scheduled = r.view.scheduled(pool);
       }
-      rows.add(new Row(s, threads, max, queued, active));
+      rows.add(new Row(s, threads, max, queued, active, scheduled));
     }
     return rows;
   }
@@ -44,26 +50,34 @@ final class PoolTable {
   static final String[] COLUMNS = {"pool", "kind", "threads", "queued", "tasks", "failed",
       "rejected", "wait_p50_ms", "wait_p99_ms", "wait_max_ms", "run_p50_ms", "run_p99_ms",
       "run_max_ms", "cpu_per_task_ms", "unknown_wait", "state", "saturated_s", "wait_mean_ms",
-      "run_mean_ms", "io_turns"};
+      "run_mean_ms", "io_turns", "scheduled"};
 
   static String text(List<Row> rows, String header) {
     StringBuilder b = new StringBuilder(header).append('\n');
-    String fmt = "%-32s %-24s %9s %7s %11s %7s %8s %9s %9s %9s %9s %9s %9s %8s %-10s %9s%n";
-    b.append(String.format(Locale.ROOT, fmt, "pool", "kind", "threads", "queued", "tasks", "failed",
-        "rejected", "wait p50", "p99", "max", "run p50", "p99", "max", "cpu/task", "state",
-        "saturated"));
+    int nameWidth = "pool".length();
+    for (Row r : rows) {
+      nameWidth = Math.max(nameWidth, r.s.name().length());
+    }
+    String fmt = "%-" + nameWidth + "s %-24s %9s %7s %9s %11s %7s %8s %9s %9s %9s %9s %9s %9s %8s"
+        + " %-10s %9s%n";
+    b.append(String.format(Locale.ROOT, fmt, "pool", "kind", "threads", "queued", "scheduled",
+        "tasks", "failed", "rejected", "wait p50", "p99", "max", "run p50", "p99", "max",
+        "cpu/task", "state", "saturated"));
     for (Row r : rows) {
       PoolRecord.Snapshot s = r.s;
-      b.append(String.format(Locale.ROOT, fmt, clip(s.name(), 32), clip(s.kind().label, 24),
+      b.append(String.format(Locale.ROOT, fmt, s.name(), clip(s.kind().label, 24),
           r.threads < 0 ? "-" : r.maxThreads > 0 && r.maxThreads < 1_000_000
               ? r.threads + "/" + r.maxThreads : String.valueOf(r.threads),
-          r.queued < 0 ? "-" : String.valueOf(r.queued), String.format(Locale.ROOT, "%,d", s.ended()),
+          r.queued < 0 ? "-" : String.valueOf(r.queued),
+          r.scheduled < 0 ? "-" : String.valueOf(r.scheduled),
+          String.format(Locale.ROOT, "%,d", s.ended()),
           String.valueOf(s.failed()), String.valueOf(s.rejected()),
           ms(s.waits(), 50), ms(s.waits(), 99), max(s.waits()), ms(s.runs(), 50), ms(s.runs(), 99),
           max(s.runs()), s.cpuTasks() == 0 ? "-" : fmtMs((double) s.cpuNanos() / s.cpuTasks()),
           s.state(), String.format(Locale.ROOT, "%.1f s", s.saturatedNanos() / 1e9)));
     }
-    b.append("times in ms: wait = queued until started, run = the task's run() alone (an event"
+    b.append("queued = due and not started, scheduled = not due yet; times in ms: wait = queued"
+        + " (or, scheduled, due) until started, run = the task's run() alone (an event"
         + " loop's run also covers its IO turns); cpu/task sampled on at most 1 task a millisecond"
         + " per thread\n");
     return b.toString();
@@ -82,7 +96,7 @@ final class PoolTable {
           String.valueOf(s.saturatedNanos() / 1e9),
           s.waitedTasks() == 0 ? "" : String.valueOf((double) s.waitSum() / s.waitedTasks() / 1e6),
           s.ended() == 0 ? "" : String.valueOf((double) s.runSum() / s.ended() / 1e6),
-          String.valueOf(s.ioTurns()))).append('\n');
+          String.valueOf(s.ioTurns()), String.valueOf(r.scheduled))).append('\n');
     }
     return b.toString();
   }

@@ -6,7 +6,10 @@ import java.lang.invoke.MethodType;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How the watchdog reads a pool's public state (queue, thread counts) without knowing its class at
@@ -14,8 +17,13 @@ import java.util.concurrent.ThreadPoolExecutor;
  * than throw, because the pool is the application's.
  */
 interface PoolView {
-  /** Tasks waiting in the pool's queue. */
+  /** Tasks waiting in the pool's queue: due and not started (a scheduled task counts once due). */
   int queued(Object pool);
+
+  /** Tasks in the pool's schedule that are not due yet (a scheduled pool's; 0 for others). */
+  default int scheduled(Object pool) {
+    return 0;
+  }
 
   /** The task at the head of the queue (the next to start), or null. */
   default Object head(Object pool) {
@@ -69,7 +77,38 @@ interface PoolView {
     static final JdkThreadPoolView INSTANCE = new JdkThreadPoolView();
 
     @Override public int queued(Object pool) {
-      return ((ThreadPoolExecutor) pool).getQueue().size();
+      BlockingQueue<Runnable> q = ((ThreadPoolExecutor) pool).getQueue();
+      return pool instanceof ScheduledThreadPoolExecutor ? due(q) : q.size();
+    }
+
+    @Override public int scheduled(Object pool) {
+      if (!(pool instanceof ScheduledThreadPoolExecutor)) {
+        return 0;
+      }
+      BlockingQueue<Runnable> q = ((ThreadPoolExecutor) pool).getQueue();
+      return Math.max(0, q.size() - due(q));
+    }
+
+    /**
+     * The due tasks of a scheduled pool's queue, a heap ordered by due time: none when its head
+     * is not due (no copy then), else counted on a copy.
+     */
+    private static int due(BlockingQueue<Runnable> q) {
+      Runnable head = q.peek();
+      if (head == null || isNotDue(head)) {
+        return 0;
+      }
+      int n = 0;
+      for (Object task : q.toArray()) {
+        if (!isNotDue(task)) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    private static boolean isNotDue(Object task) {
+      return task instanceof Delayed d && d.getDelay(TimeUnit.NANOSECONDS) > 0;
     }
 
     @Override public Object head(Object pool) {

@@ -17,12 +17,25 @@ import java.util.regex.Pattern;
  * <ol>
  *   <li>the framework's name where it has one (the common pool);
  *   <li>else its threads' name without the trailing number ({@code http-nio-8080-exec-3} → {@code
- *       http-nio-8080-exec}), taken when its first task runs, unless the threads have the JDK's
- *       default names ({@code pool-7-thread-1}), which say nothing; a Netty event loop, which has
- *       one thread for its life, takes that thread's full name ({@code nioEventLoopGroup-2-1});
- *   <li>else where it was made: the first caller outside the JDK ({@code OrderService.init:42}).
+ *       http-nio-8080-exec}; a name without one as it is, {@code HikariPool-1:housekeeper}), taken
+ *       when its first task runs, unless the threads have the JDK's default names ({@code
+ *       pool-7-thread-1}), which say nothing; a Netty event loop, which has one thread for its
+ *       life, takes that thread's full name ({@code nioEventLoopGroup-2-1});
+ *   <li>else where it was made: the first caller outside the JDK and outside the constructors of
+ *       the pool's own classes ({@code OrderService.init:42}, also for an anonymous subclass made
+ *       there, {@code new ThreadPoolExecutor(..) { .. }}).
  * </ol>
  *
+ * The threads' name comes first because it is the same however the agent was loaded: attached to
+ * a running JVM, the agent never saw the pools made before, so it cannot know where they were
+ * made, but it sees their threads. A pool of the JDK's own (its thread factory is a JDK class,
+ * as the process reaper's) is named {@code jdk:} and its threads' name, spaces as
+ * dashes ({@code jdk:process-reaper}), or {@code jdk:} and the class that made it until a thread
+ * ran, never after the application code that happened to make the JDK start it. (The factories
+ * the JDK offers applications, {@code Executors}' and {@code Thread.ofPlatform().factory()}, do
+ * not make a pool the JDK's.)
+ *
+ * <p>
  * A name already taken by another live pool gets {@code #2}, {@code #3}. At most {@code maxPools}
  * records exist: further pools are added up under one record named {@value #OTHER}. A pool that
  * the application dropped (garbage collected) leaves its figures under its name: the next pool
@@ -35,7 +48,9 @@ import java.util.regex.Pattern;
 final class Pools {
   static final String OTHER = "other";
   private static final Pattern JDK_DEFAULT_THREAD = Pattern.compile("pool-\\d+-thread-\\d+");
-  private static final StackWalker WALKER = StackWalker.getInstance();
+  static final String JDK_PREFIX = "jdk:";
+  private static final StackWalker WALKER =
+      StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
   private final int maxPools;
   private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
@@ -60,8 +75,10 @@ final class Pools {
       return other();
     }
     PoolKind kind = PoolKind.of(pool);
-    String site = kind == PoolKind.COMMON_POOL || !atCreation ? null : siteOfCaller();
+    String jdkMaker = jdkMaker(pool);
+    String site = kind == PoolKind.COMMON_POOL || !atCreation ? null : siteOfCaller(pool);
     String base = kind == PoolKind.COMMON_POOL ? "ForkJoinPool.commonPool"
+        : jdkMaker != null ? JDK_PREFIX + jdkMaker
         : site != null ? site
         : pool.getClass().getName().replaceAll("^.*[.$]", "") + "@" + Integer.toHexString(System.identityHashCode(pool));
     r = new PoolRecord(kind, pool, unique(base), site, System.nanoTime());
@@ -93,14 +110,44 @@ final class Pools {
     if (JDK_DEFAULT_THREAD.matcher(threadName).matches()) {
       return; // "pool-7-thread-1" says nothing: keep where it was made
     }
+    Object pool = r.pool.get();
+    boolean jdk = pool != null && jdkMaker(pool) != null;
+    String bare = jdk ? threadName.replaceFirst("\\s*\\(.*\\)$", "") : threadName; // "(pid 42)"
     // An event loop has one thread for its life: its full name is the loop's (see NettyHooks).
     String prefix = r.kind == PoolKind.EVENT_LOOP ? threadName
-        : threadName.replaceAll("[-_#. ]*\\d+$", "");
-    if (prefix.isEmpty() || prefix.equals(threadName) && r.site != null) {
-      return; // no number to strip (one named thread): the place it was made is as good
+        : bare.replaceAll("[-_#. ]*\\d+$", "");
+    if (prefix.isEmpty()) {
+      return;
     }
     release(r.name());
-    r.rename(unique(prefix), true);
+    r.rename(unique(jdk ? JDK_PREFIX + prefix.replace(' ', '-') : prefix), true);
+  }
+
+  /**
+   * The simple name of the JDK class that made {@code pool}'s thread factory (so the pool) when it
+   * is one of the JDK's own pools; null for the application's.
+   */
+  static String jdkMaker(Object pool) {
+    if (!(pool instanceof java.util.concurrent.ThreadPoolExecutor tpe)) {
+      return null;
+    }
+    String c;
+    try {
+      c = tpe.getThreadFactory().getClass().getName();
+    } catch (RuntimeException e) {
+      return null; // a subclass's own getThreadFactory
+    }
+    if (!isJdkClass(c) || c.startsWith("java.util.concurrent.")
+        || c.startsWith("java.lang.ThreadBuilders")) {
+      return null; // Executors' factories, Thread.ofPlatform().factory(): the application's choice
+    }
+    String outer = c.replaceAll("\\$.*$", "");
+    return outer.substring(outer.lastIndexOf('.') + 1);
+  }
+
+  private static boolean isJdkClass(String className) {
+    return className.startsWith("java.") || className.startsWith("jdk.")
+        || className.startsWith("sun.") || className.startsWith("com.sun.");
   }
 
   /** The live records and the retired ones, the live first; {@code other} last. */
@@ -167,13 +214,21 @@ final class Pools {
     }
   }
 
-  /** The first caller outside the JDK and the agent, as {@code Class.method:line}, or null. */
-  static String siteOfCaller() {
+  /**
+   * The first caller outside the JDK, the agent and the constructors of {@code pool}'s classes,
+   * as {@code Class.method:line}, or null.
+   */
+  static String siteOfCaller(Object pool) {
     return WALKER.walk(frames -> frames
-        .filter(f -> !isPlumbing(f.getClassName()))
+        .filter(f -> !isPlumbing(f.getClassName()) && !constructs(f, pool))
         .findFirst()
         .map(f -> simpleName(f.getClassName()) + "." + f.getMethodName() + ":" + f.getLineNumber())
         .orElse(null));
+  }
+
+  /** True for a constructor of {@code pool}'s class or a superclass (an anonymous subclass's). */
+  private static boolean constructs(StackWalker.StackFrame f, Object pool) {
+    return f.getMethodName().equals("<init>") && f.getDeclaringClass().isInstance(pool);
   }
 
   private static boolean isPlumbing(String className) {

@@ -107,8 +107,11 @@ final class Watchdog implements Runnable {
       long oldest = oldestQueuedNanos(r, pool, now);
       from[0] = null;
       PoolHealth.State before = r.health.state();
+      boolean busyKnown = r.kind.isThreadPool();
       PoolHealth.State state = r.health.judge(now, sums[0], sums[1], sums[2], sums[3],
-          r.rejected.sum(), oldest, from);
+          r.rejected.sum(), oldest,
+          busyKnown ? sums[3] + runningNanos(r, pool, now) : PoolHealth.BUSY_UNKNOWN,
+          busyKnown ? r.view.threads(pool) : 0, from);
       if (from[0] != null) {
         AgentEvents.health(r.name(), from[0].name(), state.name(), r.health.why);
       }
@@ -131,6 +134,17 @@ final class Watchdog implements Runnable {
       lastSweep = now;
       sweep(now);
     }
+  }
+
+  /** How long the tasks of {@code pool} running now have run so far. */
+  private static long runningNanos(PoolRecord r, Object pool, long now) {
+    long sum = 0;
+    for (RunSlot s : r.slots) {
+      if (s.pool == pool && s.current() != null) {
+        sum += Math.max(0, now - s.currentStart());
+      }
+    }
+    return sum;
   }
 
   /** How old the task at the head of a pool's queue is (for the live page). */

@@ -62,7 +62,8 @@ class MetricsEndpointTest {
           "lanes_tasks_total{pool=\"svc-worker\",kind=\"thread_pool\",outcome=\"completed\",rejected=\"false\"} ",
           "lanes_queue_size{pool=\"svc-worker\",kind=\"thread_pool\"} ",
           "lanes_workers{pool=\"svc-worker\",kind=\"thread_pool\"} 2\n",
-          "lanes_saturated_time_seconds_total{pool=\"svc-feeder\",kind=\"scheduled\"} ");
+          "lanes_saturated_time_seconds_total{pool=\"svc-feeder\",kind=\"scheduled\"} ",
+          "lanes_scheduled_tasks{pool=\"svc-feeder\",kind=\"scheduled\"} ");
       // The live page lanes-serve draws, over the agent's pools (each pool a lane and a stage).
       String base = url.get().replace("/metrics", "");
       HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
@@ -86,7 +87,7 @@ class MetricsEndpointTest {
       // Drawn by a real browser: the page reads the figures and lists the pools.
       String dom = dev.lanes.testkit.HeadlessChromium.find().dumpDom(base + "/", tmp, 5_000).output();
       assertThat(dom).contains("data-state=\"ok\"", "<tr data-lane=\"svc-worker\">",
-          "<tr data-label=\"svc-feeder\">");
+          "<tr data-label=\"svc-feeder\">", "scheduled for later");
       HttpResponse<String> other = http.send(HttpRequest.newBuilder(
           URI.create(url.get().replace("/metrics", "/other"))).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(other.statusCode()).isEqualTo(404);

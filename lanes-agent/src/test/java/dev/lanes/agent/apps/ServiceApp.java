@@ -8,7 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A service that runs until its standard input closes: a request pool of 2 threads, fed 2 ms
- * tasks every millisecond by a scheduler. Prints "ready" once its pools run.
+ * tasks every millisecond by a scheduler, which also holds a task due in an hour. Prints "ready"
+ * once its pools run.
  */
 public final class ServiceApp {
   public static void main(String[] args) throws Exception {
@@ -16,6 +17,7 @@ public final class ServiceApp {
     ScheduledExecutorService feeder = Executors.newSingleThreadScheduledExecutor(FixedPoolApp.named("svc-feeder"));
     feeder.scheduleAtFixedRate(() -> requests.execute(() -> LockSupport.parkNanos(2_000_000)),
         0, 1, TimeUnit.MILLISECONDS);
+    feeder.schedule(() -> { }, 1, TimeUnit.HOURS); // in the schedule, never due while the test runs
     System.out.println("ready");
     System.out.flush();
     while (System.in.read() >= 0) {
