@@ -150,6 +150,14 @@ class MetricsEndpointTest {
     for (String help : text.lines().filter(x -> x.startsWith("# HELP")).toList()) {
       assertThat(help).as("every figure says its window").containsAnyOf("(since the agent started)", "(now)");
     }
+
+    // The live page's figures: requests and IO turns beside the tasks, each its own count.
+    String stats = LiveSeries.statsJson(List.of(
+        new PoolTable.Row(loop.snapshot(System.nanoTime()), 1, 1, 0, 0),
+        new PoolTable.Row(tomcat.snapshot(System.nanoTime()), 1, 4, 0, 0)));
+    assertThat(stats).contains("\"label\":\"loop-1\",\"lane\":\"loop-1\",\"tasks\":10,",
+        "\"ioTurns\":{\"count\":2,", "\"label\":\"http-exec\",\"lane\":\"http-exec\",\"tasks\":1,",
+        "\"requests\":{\"count\":3,\"tasks\":1,\"wait\":{\"count\":3,");
   }
 
   private static double value(String text, String series) {

@@ -72,8 +72,18 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   static final int BLOCKING_WARN_MS = 200;
   static final String AGENT_OPTIONS = "blocking-warn=" + BLOCKING_WARN_MS + "ms";
   static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-  /** Kept-alive clients: twice Tomcat's threads, so that each request waits about one service. */
-  static final int KEEP_ALIVE_CLIENTS = 2 * TOMCAT_THREADS;
+  /**
+   * Kept-alive clients: three times Tomcat's threads, so that each request waits about two
+   * services, well above what a caller's own side adds on a busy machine.
+   */
+  static final int KEEP_ALIVE_CLIENTS = 3 * TOMCAT_THREADS;
+  /**
+   * Kept-alive requests ask the demo to hold its thread this long after the answer left (afterMs,
+   * outside http.server.requests): the JDK's client sends its next request meanwhile, so one task
+   * serves several. Its next request may wait for that tail: the agent counts it no wait (it waited
+   * for no thread), the callers do; short, so that it stays a small part of the wait.
+   */
+  static final int AFTER_ANSWER_MS = 5;
 
   /** Whether a goal was met, missed, or could not be judged because the agent does not measure it. */
   enum Status {
@@ -128,21 +138,23 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     int netFast = ctx.scale(20, 40);
     int fanCalls = ctx.scale(3, 4);
     int fanMs = ctx.scale(400, 500);
-    KeepAliveLoad keepAlive = new KeepAliveLoad(KEEP_ALIVE_CLIENTS, ctx.scale(25, 50), ctx.scale(20, 40));
+    KeepAliveLoad keepAlive = new KeepAliveLoad(KEEP_ALIVE_CLIENTS, ctx.scale(20, 40), ctx.scale(50, 100),
+        AFTER_ANSWER_MS);
     result.setup(String.format(Locale.ROOT,
         "lanes-agent-demo, a Spring Boot application with no lanes code, in a JVM of its own under"
             + " -javaagent:lanes-agent.jar=table-file=...,%s. (1) Spring MVC on Tomcat with %d request"
             + " threads: %d requests to /slow (%d ms each) at once, then %d to /fast, one every %d ms;"
             + " each caller times its own request; the agent's table is read before and after the load"
             + " (lanes-agent attach --tsv) and Actuator's http.server.requests likewise. Then %d clients"
-            + " on kept-alive connections (one JDK HttpClient), each sending %d requests to /slow (%d ms)"
-            + " one after the other, read the same way. Then /fanout (%d"
+            + " on kept-alive connections (one new JDK HttpClient), each sending %d requests to /slow (%d ms,"
+            + " and %d ms of work after the answer left, outside http.server.requests) one after the"
+            + " other, read the same way. Then /fanout (%d"
             + " blocking calls of %d ms on ForkJoinPool.commonPool(), joined) and /nested (a pool of one"
             + " thread whose task submits another and waits for it). (2) The same application on"
             + " WebFlux and Reactor Netty: %d requests to /cpu (%d ms of spinning on the event loop) at"
             + " once, then %d to /fast, one every %d ms; the agent's table at exit.",
         AGENT_OPTIONS, TOMCAT_THREADS, load.slow, load.slowMs, load.fast, load.gapMs,
-        keepAlive.clients, keepAlive.perClient, keepAlive.ms, fanCalls, fanMs,
+        keepAlive.clients, keepAlive.perClient, keepAlive.ms, keepAlive.afterMs, fanCalls, fanMs,
         cpuRequests, cpuMs, netFast, load.gapMs));
     Path dir = ctx.tempDir().resolve("E14");
 
@@ -498,7 +510,7 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   record Load(int slow, int slowMs, int fast, int gapMs) {}
 
   /** Kept-alive clients: {@code clients} callers, {@code perClient} requests of {@code ms} each. */
-  record KeepAliveLoad(int clients, int perClient, int ms) {}
+  record KeepAliveLoad(int clients, int perClient, int ms, int afterMs) {}
 
   /** The kept-alive run: each request's latency, Actuator's and the agent's figures over it. */
   private record KeepAliveRun(List<Double> latencyMs, Actuator metric, long agentTasks,
@@ -521,21 +533,23 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   }
 
   /**
-   * Each client sends its requests one after the other through the one HttpClient, which keeps
-   * its connections alive between them; the agent's table before and after.
+   * Each client sends its requests one after the other through one new HttpClient, which keeps
+   * its connections alive between them (a new one: the noisy neighbour's client holds dozens of
+   * idle connections and would hand each request another one); the agent's table before and after.
    */
   private static KeepAliveRun keptAlive(HttpClient client, AgentDemoProcess app, KeepAliveLoad load)
       throws Exception {
     Actuator before = actuator(client, app.url(), "/slow");
     long[] b = tomcatSums(app.snapshot());
     List<Double> latency = new ArrayList<>();
-    try (ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+    try (HttpClient keptAlive = LabContext.newClient();
+        ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<List<Double>>> each = new ArrayList<>();
       for (int c = 0; c < load.clients; c++) {
         each.add(callers.submit(() -> {
           List<Double> mine = new ArrayList<>();
           for (int i = 0; i < load.perClient; i++) {
-            mine.add(timed(client, app.url() + "/slow?ms=" + load.ms));
+            mine.add(timed(keptAlive, app.url() + "/slow?ms=" + load.ms + "&afterMs=" + load.afterMs));
           }
           return mine;
         }));
