@@ -51,7 +51,7 @@ final class PoolTable {
       "io_turn_p50_ms", "io_turn_p99_ms", "io_turn_max_ms"};
 
   /** The text columns of requests and IO turns, after the tasks' own. */
-  private static final String MORE = " %11s %9s %9s %11s %9s %9s%n";
+  private static final String MORE = " %11s %13s %9s %11s %9s %9s%n";
 
   /** What the text table's figures are, and over which window. */
   static final String FOOTER = String.join("\n",
@@ -71,7 +71,7 @@ final class PoolTable {
     b.append(String.format(Locale.ROOT, fmt, "pool", "kind", "threads", "queued", "tasks", "failed",
         "rejected", "task wait p50", "p99", "max", "run p50", "p99", "max", "cpu/task", "state",
         "saturated"));
-    b.append(String.format(Locale.ROOT, MORE, "requests", "req wait", "p99", "io turns", "io p99",
+    b.append(String.format(Locale.ROOT, MORE, "requests", "req wait mean", "p99", "io turns", "io p99",
         "max"));
     for (Row r : rows) {
       PoolRecord.Snapshot s = r.s;
