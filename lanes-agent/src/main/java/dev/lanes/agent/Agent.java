@@ -148,6 +148,7 @@ final class Agent {
         .assureReadEdgeTo(inst, PoolBridge.class);
     builder = ThreadPoolHooks.apply(builder, run, options.attached);
     builder = NettyHooks.apply(builder);
+    builder = TomcatHooks.apply(builder);
     builder = ForkJoinHooks.apply(builder, bridge);
     try {
       builder.installOn(inst);

@@ -143,6 +143,7 @@ final class AgentSink implements PoolSink {
     }
     slot.started = now;
     slot.waited = wait;
+    slot.requestsInTask = 0;
     if (wait == NOT_COUNTED) {
       slot.cpuStart = RunSlot.UNKNOWN;
     } else if (CPU && now - slot.lastCpuSample >= RunSlot.CPU_SAMPLE_INTERVAL_NANOS) {
@@ -221,6 +222,21 @@ final class AgentSink implements PoolSink {
 
   @Override public void loopIoEnded(Object token) {
     loops.ioEnded(token);
+  }
+
+  /**
+   * A request is served by the task this thread runs now (none: not counted). The first request
+   * of a task waited the task's queue wait; a later one was read by this worker, already running
+   * (a kept-alive connection's next request, or one pipelined behind the first): it waited for no
+   * thread. So the requests' wait sum equals the wait sum of the tasks that served requests.
+   */
+  @Override public void requestStarted() {
+    RunSlot slot = slots.get();
+    if (slot == null || slot.depth == 0 || slot.waited == NOT_COUNTED) {
+      return;
+    }
+    boolean first = slot.requestsInTask++ == 0;
+    slot.appendRequest(first ? slot.waited : 0, first);
   }
 
   /** A scheduled pool's task waits from its due time; any other unstamped task's wait is unknown. */

@@ -13,8 +13,10 @@ import tools.jackson.core.json.JsonFactory;
 /**
  * The figures of the live page that lanes-serve draws ({@code live.html}), for the agent's pools:
  * {@code /series.json}, one sample a second of the last {@value #WINDOW_SECONDS} s (per pool: tasks
- * queued (due, not started), tasks scheduled for later, the oldest queued task's age, health;
- * and the queue wait and run time p50/p99 of the tasks that ended in that second), and {@code /stats.json}, each pool's figures since start. The
+ * queued (due, not started), tasks scheduled for later, the oldest queued task's age, health; and
+ * the queue wait and run time p50/p99 of the tasks that ended in that second), and {@code
+ * /stats.json}, each pool's figures since start (its tasks; a Tomcat pool's requests, an event
+ * loop's IO turns, each apart). The
  * page's "lanes" and "endpoints" are both the pools here: a pool is its own stage.
  *
  * <p><b>Concurrency design.</b> Only the watchdog thread samples and answers requests (it serves
@@ -139,6 +141,7 @@ final class LiveSeries {
         g.writeNumberProperty("rejected", s.rejected());
         distribution(g, "wait", s.waits());
         distribution(g, "run", s.runs());
+        requestsAndIoTurns(g, s);
         g.writeEndObject();
       }
       g.writeEndArray();
@@ -172,6 +175,25 @@ final class LiveSeries {
     g.writeNumberProperty("max", any ? h.getMaxValue() / 1e6 : 0);
     g.writeNumberProperty("mean", any ? h.getMean() / 1e6 : 0);
     g.writeEndObject();
+  }
+
+  /**
+   * A Tomcat pool's requests ({@code requests}: count, tasks that served them, {@code wait} per
+   * request) and an event loop's IO turns ({@code ioTurns}), where the pool has any: populations
+   * apart from its tasks, each with its own count and distribution.
+   */
+  private static void requestsAndIoTurns(JsonGenerator g, PoolRecord.Snapshot s) {
+    PoolRecord.Requests q = s.requests();
+    if (q.count() > 0) {
+      g.writeObjectPropertyStart("requests");
+      g.writeNumberProperty("count", q.count());
+      g.writeNumberProperty("tasks", q.tasks());
+      distribution(g, "wait", q.waits());
+      g.writeEndObject();
+    }
+    if (s.io().count() > 0) {
+      distribution(g, "ioTurns", s.io().runs());
+    }
   }
 
   private long unhealthyMillis(PoolRecord r, long now) {

@@ -19,7 +19,10 @@ import org.HdrHistogram.Histogram;
  * from {@link LiveSeries}), only when the option {@code port} asks for it. Metric names are the Micrometer binder's for lanes
  * ({@code lanes_task_wait_seconds}, {@code lanes_task_run_seconds}, {@code lanes_tasks_total},
  * {@code lanes_queue_size}, ...) with a {@code pool} tag instead of {@code lane}; a {@code _max}
- * is the largest value since start (Micrometer's decays).
+ * is the largest value since start (Micrometer's decays). Tomcat's requests and an event loop's IO
+ * turns have summaries of their own ({@code lanes_request_wait_seconds}, {@code
+ * lanes_io_turn_seconds}): each summary's quantiles, count and sum are over one population, since
+ * the agent started.
  *
  * <p><b>Concurrency design.</b> Served by the watchdog thread itself between its ticks (the
  * agent adds no thread): it waits for a connection until the next tick is due, answers one
@@ -128,13 +131,29 @@ final class MetricsEndpoint implements AutoCloseable {
     }
   }
 
+  /** Every figure below but the gauges is over the same window: since the agent started. */
+  static final String SINCE_START = " (since the agent started)";
+
   static String prometheus(List<PoolTable.Row> rows) {
     StringBuilder b = new StringBuilder();
-    timer(b, rows, "lanes_task_wait_seconds",
-        "Time tasks waited in the pool's queue, from handed to the pool to started", true);
-    timer(b, rows, "lanes_task_run_seconds", "Time tasks ran: the task's run() alone", false);
+    timer(b, rows, "lanes_task_wait_seconds", "Time tasks waited in the pool's queue, from handed"
+        + " to the pool to started, per task; quantiles, count and sum over the same tasks"
+        + SINCE_START, s -> new Distribution(s.waits(), s.waitedTasks(), s.waitSum()));
+    timer(b, rows, "lanes_task_run_seconds", "Time tasks ran: the task's run() alone (an event"
+        + " loop's IO turns are lanes_io_turn_seconds); quantiles, count and sum over the same"
+        + " tasks" + SINCE_START, s -> new Distribution(s.runs(), s.ended(), s.runSum()));
+    timer(b, rows, "lanes_request_wait_seconds", "Time requests waited for a thread of the pool"
+        + " (Tomcat), per request: the first request a task served waited the task's queue wait, a"
+        + " later one of the same task (a kept-alive connection's, read by the worker already"
+        + " running) none; quantiles, count and sum over the same requests" + SINCE_START,
+        s -> s.requests().count() == 0 ? null : new Distribution(s.requests().waits(),
+            s.requests().waited(), s.requests().waitSum()));
+    timer(b, rows, "lanes_io_turn_seconds", "Time an event loop spent in IO turns (handling its"
+        + " ready channels, where their handlers run; no task); quantiles, count and sum over the"
+        + " same turns" + SINCE_START, s -> s.io().count() == 0 ? null
+            : new Distribution(s.io().runs(), s.io().count(), s.io().runSum()));
     b.append("# HELP lanes_tasks_total Tasks that ended, by outcome (completed, failed), and tasks"
-        + " the pool refused (rejected)\n# TYPE lanes_tasks_total counter\n");
+        + " the pool refused (rejected)" + SINCE_START + "\n# TYPE lanes_tasks_total counter\n");
     for (PoolTable.Row r : rows) {
       PoolRecord.Snapshot s = r.s();
       b.append("lanes_tasks_total").append(tags(s, "outcome=\"completed\",rejected=\"false\""))
@@ -144,15 +163,25 @@ final class MetricsEndpoint implements AutoCloseable {
       b.append("lanes_tasks_total").append(tags(s, "outcome=\"rejected\",rejected=\"true\""))
           .append(' ').append(s.rejected()).append('\n');
     }
-    gauge(b, rows, "lanes_queue_size", "Tasks waiting in the pool's queue: due, not started",
+    b.append("# HELP lanes_requests_total Requests the pool's tasks served (Tomcat; one task may"
+        + " serve several requests of a kept-alive connection)" + SINCE_START
+        + "\n# TYPE lanes_requests_total counter\n");
+    for (PoolTable.Row r : rows) {
+      if (r.s().requests().count() > 0) {
+        b.append("lanes_requests_total").append(tags(r.s(), null)).append(' ')
+            .append(r.s().requests().count()).append('\n');
+      }
+    }
+    gauge(b, rows, "lanes_queue_size", "Tasks waiting in the pool's queue: due, not started (now)",
         r -> r.queued());
-    gauge(b, rows, "lanes_scheduled_tasks", "Tasks in a scheduled pool's schedule, not due yet",
+    gauge(b, rows, "lanes_scheduled_tasks", "Tasks in a scheduled pool's schedule, not due yet (now)",
         r -> r.s().kind() == PoolKind.SCHEDULED ? r.scheduled() : -1);
-    gauge(b, rows, "lanes_workers", "The pool's threads now", r -> r.threads());
-    gauge(b, rows, "lanes_saturated", "1 while the pool is SATURATED or worse, else 0",
+    gauge(b, rows, "lanes_workers", "The pool's threads (now)", r -> r.threads());
+    gauge(b, rows, "lanes_saturated", "1 while the pool is SATURATED or worse, else 0 (now)",
         r -> r.s().state() == PoolHealth.State.OK ? 0 : 1);
     b.append("# HELP lanes_saturated_time_seconds_total Total time the pool spent SATURATED or"
-        + " worse (server saturation time)\n# TYPE lanes_saturated_time_seconds_total counter\n");
+        + " worse (server saturation time)" + SINCE_START
+        + "\n# TYPE lanes_saturated_time_seconds_total counter\n");
     for (PoolTable.Row r : rows) {
       b.append("lanes_saturated_time_seconds_total").append(tags(r.s(), null)).append(' ')
           .append(num(r.s().saturatedNanos() / 1e9)).append('\n');
@@ -160,28 +189,35 @@ final class MetricsEndpoint implements AutoCloseable {
     return b.toString();
   }
 
+  /** One population's distribution with its own count and sum (nanoseconds). */
+  private record Distribution(Histogram h, long count, long sum) {}
+
+  /** A summary per pool, and its {@code _max}; {@code of} returns null for a pool without it. */
   private static void timer(StringBuilder b, List<PoolTable.Row> rows, String name, String help,
-      boolean waits) {
+      java.util.function.Function<PoolRecord.Snapshot, Distribution> of) {
     b.append("# HELP ").append(name).append(' ').append(help).append('\n');
     b.append("# TYPE ").append(name).append(" summary\n");
     for (PoolTable.Row r : rows) {
       PoolRecord.Snapshot s = r.s();
-      Histogram h = waits ? s.waits() : s.runs();
-      long count = waits ? s.waitedTasks() : s.ended();
-      long sum = waits ? s.waitSum() : s.runSum();
-      for (double q : new double[] {0.5, 0.99}) {
-        b.append(name).append(tags(s, "quantile=\"" + q + "\"")).append(' ')
-            .append(num(h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(q * 100) / 1e9)).append('\n');
+      Distribution d = of.apply(s);
+      if (d == null) {
+        continue;
       }
-      b.append(name).append("_count").append(tags(s, null)).append(' ').append(count).append('\n');
-      b.append(name).append("_sum").append(tags(s, null)).append(' ').append(num(sum / 1e9)).append('\n');
+      for (double q : new double[] {0.5, 0.99}) {
+        b.append(name).append(tags(s, "quantile=\"" + q + "\"")).append(' ').append(num(
+            d.h().getTotalCount() == 0 ? 0 : d.h().getValueAtPercentile(q * 100) / 1e9)).append('\n');
+      }
+      b.append(name).append("_count").append(tags(s, null)).append(' ').append(d.count()).append('\n');
+      b.append(name).append("_sum").append(tags(s, null)).append(' ').append(num(d.sum() / 1e9)).append('\n');
     }
-    b.append("# HELP ").append(name).append("_max The largest since the agent started\n");
+    b.append("# HELP ").append(name).append("_max The largest").append(SINCE_START).append('\n');
     b.append("# TYPE ").append(name).append("_max gauge\n");
     for (PoolTable.Row r : rows) {
-      Histogram h = waits ? r.s().waits() : r.s().runs();
-      b.append(name).append("_max").append(tags(r.s(), null)).append(' ')
-          .append(num(h.getTotalCount() == 0 ? 0 : h.getMaxValue() / 1e9)).append('\n');
+      Distribution d = of.apply(r.s());
+      if (d != null) {
+        b.append(name).append("_max").append(tags(r.s(), null)).append(' ')
+            .append(num(d.h().getTotalCount() == 0 ? 0 : d.h().getMaxValue() / 1e9)).append('\n');
+      }
     }
   }
 

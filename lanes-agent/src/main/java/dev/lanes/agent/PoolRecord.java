@@ -7,8 +7,12 @@ import org.HdrHistogram.Histogram;
 
 /**
  * What the agent knows of one pool: its name and kind, its workers' {@link RunSlot}s, the
- * cumulative distributions of queue wait and run time (HdrHistogram, nanoseconds, 2 significant
- * digits), counts, and its {@link PoolHealth}.
+ * cumulative distributions (since the pool was first seen; HdrHistogram, nanoseconds, 2
+ * significant digits) of its tasks' queue wait and run time, of its event loop's IO turns' time
+ * and of the queue wait of the requests its tasks served, counts, and its {@link PoolHealth}.
+ *
+ * <p>Each distribution has its own count and sum over the same population as its percentiles:
+ * tasks (an IO turn is no task), IO turns, requests.
  *
  * <p><b>Concurrency design.</b> The histograms and the sums are written only while draining a
  * slot, under this record's monitor (the watchdog drains every slot each tick; a worker drains its
@@ -40,7 +44,13 @@ final class PoolRecord implements RunSlot.SampleSink {
   private long runSum;
   private long retiredCpuTasks;
   private long retiredCpuNanos;
-  private long ioTurns;
+  private final Histogram ioRuns = new Histogram(2);
+  private long ioRunSum;
+  private final Histogram requestWaits = new Histogram(2);
+  private long requests;
+  private long requestsWaited;
+  private long requestWaitSum;
+  private long requestTasks;
 
   PoolRecord(PoolKind kind, Object pool, String name, String site, long now) {
     this.kind = kind;
@@ -79,8 +89,8 @@ final class PoolRecord implements RunSlot.SampleSink {
 
   @Override public void sample(long wait, long run, boolean failedTask) {
     if (wait == RunSlot.NOT_QUEUED) {
-      runs.recordValue(run); // an event loop's IO turn: in the run distribution, not a task
-      ioTurns++;
+      ioRuns.recordValue(run); // an event loop's IO turn: a distribution of its own, not a task
+      ioRunSum += run;
       return;
     }
     ended++;
@@ -96,6 +106,18 @@ final class PoolRecord implements RunSlot.SampleSink {
     runSum += run;
   }
 
+  @Override public void request(long wait, boolean first) {
+    requests++;
+    if (first) {
+      requestTasks++;
+    }
+    if (wait != RunSlot.UNKNOWN) {
+      requestWaits.recordValue(wait);
+      requestsWaited++;
+      requestWaitSum += wait;
+    }
+  }
+
   /** Adds a retired record's figures to this one (a collected pool's, under the same name). */
   synchronized void absorb(PoolRecord other) {
     Snapshot s = other.snapshot(System.nanoTime());
@@ -109,7 +131,13 @@ final class PoolRecord implements RunSlot.SampleSink {
     retiredCpuTasks += s.cpuTasks;
     retiredCpuNanos += s.cpuNanos;
     rejected.add(s.rejected);
-    ioTurns += s.ioTurns;
+    ioRuns.add(s.io.runs());
+    ioRunSum += s.io.runSum();
+    requestWaits.add(s.requests.waits());
+    requests += s.requests.count();
+    requestsWaited += s.requests.waited();
+    requestWaitSum += s.requests.waitSum();
+    requestTasks += s.requests.tasks();
   }
 
   /** A copy of the figures (after draining every slot). */
@@ -123,7 +151,8 @@ final class PoolRecord implements RunSlot.SampleSink {
     }
     return new Snapshot(name, kind, waits.copy(), runs.copy(), ended, failed, waitedTasks, waitSum,
         runSum, rejected.sum(), cpuTasks, cpuNanos, health.state(), health.saturatedNanos(now),
-        ioTurns);
+        new IoTurns(ioRuns.getTotalCount(), ioRuns.copy(), ioRunSum),
+        new Requests(requests, requestTasks, requestWaits.copy(), requestsWaited, requestWaitSum));
   }
 
   /** The sums the health judgement needs, drained first: {waitedTasks, waitSum, ended, runSum}. */
@@ -133,10 +162,22 @@ final class PoolRecord implements RunSlot.SampleSink {
   }
 
   /**
-   * One record's figures at one instant. {@code runs} also holds an event loop's IO turns ({@code
-   * ioTurns} of them), which are not tasks: {@code ended} counts tasks only.
+   * One record's figures at one instant, each since the pool was first seen. {@code waits}, {@code
+   * runs}, {@code ended}, {@code waitSum} and {@code runSum} are the tasks' (an event loop's IO
+   * turns are in {@code io}).
    */
   record Snapshot(String name, PoolKind kind, Histogram waits, Histogram runs, long ended,
       long failed, long waitedTasks, long waitSum, long runSum, long rejected, long cpuTasks,
-      long cpuNanos, PoolHealth.State state, long saturatedNanos, long ioTurns) {}
+      long cpuNanos, PoolHealth.State state, long saturatedNanos, IoTurns io, Requests requests) {}
+
+  /** An event loop's IO turns: how many, their times' distribution and sum. */
+  record IoTurns(long count, Histogram runs, long runSum) {}
+
+  /**
+   * The requests the pool's tasks served (Tomcat's): how many, how many tasks served at least one,
+   * and their queue wait ({@code waited} of them known, distribution and sum): the first request
+   * of a task waited the task's queue wait, a later one of the same task none (see {@link
+   * TomcatHooks}).
+   */
+  record Requests(long count, long tasks, Histogram waits, long waited, long waitSum) {}
 }

@@ -10,6 +10,9 @@ import org.HdrHistogram.Histogram;
  * The one-screen table of every pool the agent saw (and, as tab-separated values, the same figures
  * for scripts and the tests). Times are in milliseconds; a dash means no task has given the figure.
  * The pool column is as wide as the longest name: a name is never cut.
+ * Three populations, each with its own count, percentiles and mean: tasks (what the pool queues),
+ * requests (Tomcat's: a task may serve several) and IO turns (an event loop's, no task). Counts and
+ * distributions are since the agent first saw the pool; threads, queued and state are now.
  */
 final class PoolTable {
   private PoolTable() {}
@@ -50,7 +53,25 @@ final class PoolTable {
   static final String[] COLUMNS = {"pool", "kind", "threads", "queued", "tasks", "failed",
       "rejected", "wait_p50_ms", "wait_p99_ms", "wait_max_ms", "run_p50_ms", "run_p99_ms",
       "run_max_ms", "cpu_per_task_ms", "unknown_wait", "state", "saturated_s", "wait_mean_ms",
-      "run_mean_ms", "io_turns", "scheduled"};
+      "run_mean_ms", "io_turns", "requests", "request_tasks", "request_wait_mean_ms",
+      "request_wait_p50_ms", "request_wait_p99_ms", "request_wait_max_ms", "io_turn_mean_ms",
+      "io_turn_p50_ms", "io_turn_p99_ms", "io_turn_max_ms", "scheduled"};
+
+  /** The text columns of requests and IO turns, after the tasks' own. */
+  private static final String MORE = " %11s %13s %9s %11s %9s %9s%n";
+
+  /** What the text table's figures are, and over which window. */
+  static final String FOOTER = String.join("\n",
+      "queued: due and not started; scheduled: in a scheduled pool's schedule, not due yet.",
+      "times in ms. tasks: what the pool queued and ran; task wait = queued (a scheduled task:"
+          + " due) until started, run = the task's run() alone; cpu/task sampled on at most 1 task a millisecond per thread.",
+      "requests (Tomcat): the requests its tasks served (one task may serve several of a kept-alive"
+          + " connection); req wait = wait per request: the first request of a task waited the"
+          + " task's queue wait, a later one (read by the worker already running) none.",
+      "io turns (event loops): the loop handling its ready channels (its handlers run then),"
+          + " timed apart from its tasks.",
+      "window: counts, percentiles, means and max since the agent first saw the pool; threads,"
+          + " queued and state now; saturated: total time.", "");
 
   static String text(List<Row> rows, String header) {
     StringBuilder b = new StringBuilder(header).append('\n');
@@ -58,11 +79,13 @@ final class PoolTable {
     for (Row r : rows) {
       nameWidth = Math.max(nameWidth, r.s.name().length());
     }
-    String fmt = "%-" + nameWidth + "s %-24s %9s %7s %9s %11s %7s %8s %9s %9s %9s %9s %9s %9s %8s"
-        + " %-10s %9s%n";
+    String fmt = "%-" + nameWidth + "s %-24s %9s %7s %9s %11s %7s %8s %13s %9s %9s %9s %9s %9s %8s"
+        + " %-10s %9s";
     b.append(String.format(Locale.ROOT, fmt, "pool", "kind", "threads", "queued", "scheduled",
-        "tasks", "failed", "rejected", "wait p50", "p99", "max", "run p50", "p99", "max",
+        "tasks", "failed", "rejected", "task wait p50", "p99", "max", "run p50", "p99", "max",
         "cpu/task", "state", "saturated"));
+    b.append(String.format(Locale.ROOT, MORE, "requests", "req wait mean", "p99", "io turns", "io p99",
+        "max"));
     for (Row r : rows) {
       PoolRecord.Snapshot s = r.s;
       b.append(String.format(Locale.ROOT, fmt, s.name(), clip(s.kind().label, 24),
@@ -75,11 +98,15 @@ final class PoolTable {
           ms(s.waits(), 50), ms(s.waits(), 99), max(s.waits()), ms(s.runs(), 50), ms(s.runs(), 99),
           max(s.runs()), s.cpuTasks() == 0 ? "-" : fmtMs((double) s.cpuNanos() / s.cpuTasks()),
           s.state(), String.format(Locale.ROOT, "%.1f s", s.saturatedNanos() / 1e9)));
+      PoolRecord.Requests q = s.requests();
+      PoolRecord.IoTurns io = s.io();
+      b.append(String.format(Locale.ROOT, MORE,
+          q.count() == 0 ? "-" : String.format(Locale.ROOT, "%,d", q.count()),
+          q.waited() == 0 ? "-" : fmtMs((double) q.waitSum() / q.waited()), ms(q.waits(), 99),
+          io.count() == 0 ? "-" : String.format(Locale.ROOT, "%,d", io.count()), ms(io.runs(), 99),
+          max(io.runs())));
     }
-    b.append("queued = due and not started, scheduled = not due yet; times in ms: wait = queued"
-        + " (or, scheduled, due) until started, run = the task's run() alone (an event"
-        + " loop's run also covers its IO turns); cpu/task sampled on at most 1 task a millisecond"
-        + " per thread\n");
+    b.append(FOOTER);
     return b.toString();
   }
 
@@ -96,9 +123,19 @@ final class PoolTable {
           String.valueOf(s.saturatedNanos() / 1e9),
           s.waitedTasks() == 0 ? "" : String.valueOf((double) s.waitSum() / s.waitedTasks() / 1e6),
           s.ended() == 0 ? "" : String.valueOf((double) s.runSum() / s.ended() / 1e6),
-          String.valueOf(s.ioTurns()), String.valueOf(r.scheduled))).append('\n');
+          String.valueOf(s.io().count()), String.valueOf(s.requests().count()),
+          String.valueOf(s.requests().tasks()),
+          mean(s.requests().waitSum(), s.requests().waited()), raw(s.requests().waits(), 50),
+          raw(s.requests().waits(), 99), rawMax(s.requests().waits()),
+          mean(s.io().runSum(), s.io().count()), raw(s.io().runs(), 50), raw(s.io().runs(), 99),
+          rawMax(s.io().runs()), String.valueOf(r.scheduled))).append('\n');
     }
     return b.toString();
+  }
+
+  /** A mean in ms for the TSV; empty when nothing gave it. */
+  private static String mean(long sumNanos, long count) {
+    return count == 0 ? "" : String.valueOf((double) sumNanos / count / 1e6);
   }
 
   private static String clip(String s, int n) {

@@ -5,8 +5,9 @@ import java.lang.invoke.VarHandle;
 
 /**
  * One worker thread's timing of the tasks it runs for one pool: the task running now (for the
- * watchdog's deadlock and blocking checks) and a ring of finished tasks' (wait, run) pairs that
- * the pool's record drains into its histograms.
+ * watchdog's deadlock and blocking checks) and a ring of finished tasks' (wait, run) pairs, and of
+ * the requests those tasks began to serve (Tomcat's), that the pool's record drains into its
+ * histograms.
  *
  * <p><b>Concurrency design.</b> A single writer, the owner thread, appends samples and publishes
  * them with a release store of {@link #written}; readers drain under the record's monitor
@@ -28,6 +29,13 @@ final class RunSlot {
   static final long UNKNOWN = -1;
   /** The wait of work that was never queued: an event loop's IO turn (counted apart from tasks). */
   static final long NOT_QUEUED = -2;
+  /**
+   * The run stored for a request that the running task began to serve (no run of its own; its
+   * wait is the request's): told apart from a task's run, failed ones included, when drained.
+   */
+  private static final long REQUEST = Long.MIN_VALUE;
+  /** As {@link #REQUEST}, for the first request its task served. */
+  private static final long FIRST_REQUEST = Long.MIN_VALUE + 1;
 
   private static final VarHandle WRITTEN;
   private static final VarHandle READ;
@@ -64,6 +72,8 @@ final class RunSlot {
   long lastCpuSample = Long.MIN_VALUE / 2;
   /** When the event loop's current IO turn began (owner only). */
   long ioStarted;
+  /** Requests the running top-level task began to serve so far (owner only). */
+  int requestsInTask;
   /** Tasks whose CPU time was measured, and their CPU time; owner writes, readers read racily. */
   volatile long cpuTasks;
   volatile long cpuNanos;
@@ -110,6 +120,21 @@ final class RunSlot {
     WRITTEN.setRelease(this, w + 1);
   }
 
+  /**
+   * Owner: the running task began to serve a request that waited {@code wait} for a thread ({@code
+   * first}: the first request of this task).
+   */
+  void appendRequest(long wait, boolean first) {
+    long w = written;
+    if (w - (long) READ.getAcquire(this) >= CAPACITY) {
+      record.drain(this);
+    }
+    int i = (int) (w & MASK);
+    waits[i] = wait;
+    runs[i] = first ? FIRST_REQUEST : REQUEST;
+    WRITTEN.setRelease(this, w + 1);
+  }
+
   /** Under the record's monitor: hands every published sample to {@code into}; returns how many. */
   int drainTo(SampleSink into) {
     long r = read;
@@ -117,6 +142,10 @@ final class RunSlot {
     for (long k = r; k < w; k++) {
       int i = (int) (k & MASK);
       long run = runs[i];
+      if (run == REQUEST || run == FIRST_REQUEST) {
+        into.request(waits[i], run == FIRST_REQUEST);
+        continue;
+      }
       boolean failed = run < 0;
       into.sample(waits[i], failed ? -run - 1 : run, failed);
     }
@@ -127,5 +156,11 @@ final class RunSlot {
   /** Receives drained samples. */
   interface SampleSink {
     void sample(long wait, long run, boolean failed);
+
+    /**
+     * A request began, having waited {@code wait} for a thread ({@link #UNKNOWN}: not known);
+     * {@code first}: the first its task served.
+     */
+    void request(long wait, boolean first);
   }
 }

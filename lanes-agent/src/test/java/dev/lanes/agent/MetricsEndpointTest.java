@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -99,5 +100,70 @@ class MetricsEndpointTest {
       }
     }
     assertThat(app.exitValue()).isZero();
+  }
+
+  /**
+   * Each summary's quantiles, count and sum are over one population: an event loop's tasks
+   * exclude its IO turns (which have a summary of their own), a Tomcat pool's requests are counted
+   * apart from its tasks; the HELP says which, and the window (since the agent started).
+   */
+  @Test
+  void eachSummaryIsOverOnePopulationAndSaysItsWindow() {
+    PoolRecord loop = new PoolRecord(PoolKind.EVENT_LOOP, null, "loop-1", null, System.nanoTime());
+    for (int i = 0; i < 10; i++) {
+      loop.sample(1_000, 1_000_000, false); // tasks: waited 1 µs, ran 1 ms
+    }
+    loop.sample(RunSlot.NOT_QUEUED, 500_000_000, false); // one IO turn of 500 ms
+    loop.sample(RunSlot.NOT_QUEUED, 500_000_000, false);
+    PoolRecord tomcat = new PoolRecord(PoolKind.TOMCAT, null, "http-exec", null, System.nanoTime());
+    tomcat.sample(6_000_000, 2_000_000, false); // one task: waited 6 ms, served three requests
+    tomcat.request(6_000_000, true);
+    tomcat.request(0, false);
+    tomcat.request(0, false);
+    String text = MetricsEndpoint.prometheus(List.of(
+        new PoolTable.Row(loop.snapshot(System.nanoTime()), 1, 1, 0, 0, 0),
+        new PoolTable.Row(tomcat.snapshot(System.nanoTime()), 1, 4, 0, 0, 0)));
+
+    String l = "{pool=\"loop-1\",kind=\"event_loop\"}";
+    assertThat(text).contains("lanes_task_run_seconds_count" + l + " 10\n",
+        "lanes_task_run_seconds_sum" + l + " 0.01\n", "lanes_io_turn_seconds_count" + l + " 2\n",
+        "lanes_io_turn_seconds_sum" + l + " 1.0\n");
+    double taskRunP99 = value(text, "lanes_task_run_seconds{pool=\"loop-1\",kind=\"event_loop\",quantile=\"0.99\"}");
+    assertThat(taskRunP99).isBetween(0.00099, 0.00102);
+    assertThat(value(text, "lanes_task_run_seconds_max" + l)).isLessThan(0.0011);
+    assertThat(value(text, "lanes_io_turn_seconds_max" + l)).isGreaterThanOrEqualTo(0.49);
+
+    String t = "{pool=\"http-exec\",kind=\"tomcat\"}";
+    assertThat(text).contains("lanes_tasks_total{pool=\"http-exec\",kind=\"tomcat\",outcome=\"completed\","
+        + "rejected=\"false\"} 1\n", "lanes_requests_total" + t + " 3\n",
+        "lanes_request_wait_seconds_count" + t + " 3\n", "lanes_request_wait_seconds_sum" + t + " 0.006\n",
+        "lanes_task_wait_seconds_sum" + t + " 0.006\n");
+    // Pools without requests or IO turns have no such series.
+    assertThat(text).doesNotContain("lanes_requests_total" + l, "lanes_io_turn_seconds_count" + t);
+    assertThat(text).contains(
+        "# HELP lanes_task_wait_seconds Time tasks waited in the pool's queue, from handed to the pool"
+            + " to started, per task; quantiles, count and sum over the same tasks (since the agent started)",
+        "# HELP lanes_request_wait_seconds Time requests waited for a thread of the pool (Tomcat), per"
+            + " request:",
+        "# HELP lanes_io_turn_seconds ", "# HELP lanes_requests_total ",
+        "# HELP lanes_task_run_seconds_max The largest (since the agent started)",
+        "# HELP lanes_queue_size Tasks waiting in the pool's queue: due, not started (now)");
+    for (String help : text.lines().filter(x -> x.startsWith("# HELP")).toList()) {
+      assertThat(help).as("every figure says its window").containsAnyOf("(since the agent started)", "(now)");
+    }
+
+    // The live page's figures: requests and IO turns beside the tasks, each its own count.
+    String stats = LiveSeries.statsJson(List.of(
+        new PoolTable.Row(loop.snapshot(System.nanoTime()), 1, 1, 0, 0, 0),
+        new PoolTable.Row(tomcat.snapshot(System.nanoTime()), 1, 4, 0, 0, 0)));
+    assertThat(stats).contains("\"label\":\"loop-1\",\"lane\":\"loop-1\",\"tasks\":10,",
+        "\"ioTurns\":{\"count\":2,", "\"label\":\"http-exec\",\"lane\":\"http-exec\",\"tasks\":1,",
+        "\"requests\":{\"count\":3,\"tasks\":1,\"wait\":{\"count\":3,");
+  }
+
+  private static double value(String text, String series) {
+    return text.lines().filter(x -> x.startsWith(series + " ")).findFirst()
+        .map(x -> Double.parseDouble(x.substring(series.length() + 1)))
+        .orElseThrow(() -> new AssertionError("no " + series + " in\n" + text));
   }
 }

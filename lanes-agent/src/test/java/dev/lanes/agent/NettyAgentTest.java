@@ -105,12 +105,23 @@ class NettyAgentTest {
     assertThat(r.err()).contains("blocking call on Netty event loop \"" + blockedLoop + "\"",
         "at " + NettyLoopApp.class.getName() + ".sleepOnTheLoop(");
     // The other one: a handler that slept on its loop while handling a read (an IO turn, not a
-    // task: warned about with its stack, and its time in the loop's run time, not in its tasks).
+    // task: warned about with its stack, and its time in the loop's IO turns, not in its tasks).
     String handlerLoop = figure(r.out(), "handler slept on: (\\S+)");
     assertThat(r.err()).contains("blocking call on Netty event loop \"" + handlerLoop + "\"",
         "at " + NettyLoopApp.class.getName() + ".sleepInTheHandler(");
-    assertThat(r.number(handlerLoop, "run_max_ms")).isGreaterThanOrEqualTo(NettyLoopApp.BLOCK_MS * 0.99);
+    assertThat(r.number(handlerLoop, "io_turn_max_ms")).isGreaterThanOrEqualTo(NettyLoopApp.BLOCK_MS * 0.99);
+    assertThat(r.number(handlerLoop, "io_turn_mean_ms") * r.number(handlerLoop, "io_turns"))
+        .isGreaterThanOrEqualTo(NettyLoopApp.BLOCK_MS * 0.99);
+    assertThat(r.number(handlerLoop, "io_turn_p99_ms")).isLessThanOrEqualTo(r.number(handlerLoop, "io_turn_max_ms"));
+    // Tasks and IO turns are separate columns, each with its own count, percentiles and mean: on
+    // the handler's loop (not the blocked one) no task ran as long as the handler's IO turn.
     assertThat(r.number(handlerLoop, "io_turns")).isPositive();
+    assertThat(r.number(handlerLoop, "tasks")).isPositive();
+    if (!handlerLoop.equals(blockedLoop)) {
+      assertThat(r.number(handlerLoop, "run_max_ms")).isLessThan(NettyLoopApp.BLOCK_MS * 0.5);
+      assertThat(r.number(handlerLoop, "run_mean_ms") * r.number(handlerLoop, "tasks"))
+          .isLessThan(NettyLoopApp.BLOCK_MS * 0.5);
+    }
     // The group's other loop is a pool of its own, named after its thread.
     String otherLoop = blockedLoop.endsWith("-1") ? blockedLoop.replaceAll("-1$", "-2")
         : blockedLoop.replaceAll("-\\d+$", "-1");

@@ -44,7 +44,7 @@ class PoolTableTest {
       String name = r.name();
       assertThat(MetricsEndpoint.prometheus(rows)).contains(
           "lanes_queue_size{pool=\"" + name + "\",kind=\"scheduled\"} 3\n",
-          "# HELP lanes_scheduled_tasks Tasks in a scheduled pool's schedule, not due yet\n",
+          "# HELP lanes_scheduled_tasks Tasks in a scheduled pool's schedule, not due yet (now)\n",
           "lanes_scheduled_tasks{pool=\"" + name + "\",kind=\"scheduled\"} 5\n");
       assertThat(LiveSeries.statsJson(rows)).contains("\"queued\":3,\"scheduled\":5");
       LiveSeries series = new LiveSeries(0);

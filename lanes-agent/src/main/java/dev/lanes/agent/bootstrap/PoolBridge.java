@@ -281,6 +281,15 @@ public final class PoolBridge {
     }
   }
 
+  /** Tomcat begins to serve a request on the current thread; see {@link PoolSink#requestStarted}. */
+  public static void requestStarted() {
+    try {
+      sink.requestStarted();
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
   private static void fail(Throwable t) {
     sink = PoolSink.OFF;
     if (!failed) {

@@ -89,6 +89,12 @@ public interface PoolSink {
   /** The IO events of {@link #loopIoStarted} were handled; a null token does nothing. */
   void loopIoEnded(Object token);
 
+  /**
+   * The current thread begins to serve one HTTP request (Tomcat's {@code CoyoteAdapter.service}):
+   * it counts for the task the thread runs now, if any.
+   */
+  void requestStarted();
+
   /** The sink that records nothing: before the agent is ready, and after it turned itself off. */
   PoolSink OFF = new PoolSink() {
     @Override public void created(Object pool) {}
@@ -110,5 +116,6 @@ public interface PoolSink {
     @Override public void scheduled(Object pool, Object task) {}
     @Override public Object loopIoStarted() { return null; }
     @Override public void loopIoEnded(Object token) {}
+    @Override public void requestStarted() {}
   };
 }

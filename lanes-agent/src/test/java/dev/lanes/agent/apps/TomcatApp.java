@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,11 +40,22 @@ import org.apache.tomcat.util.threads.ThreadPoolExecutor;
  * {@code figures:}, which the test leaves out of the transcript it compares. The transcript: the
  * name prefix of Tomcat's request threads, and how many requests got which status and body.
  * Then Tomcat's pool used directly, up to a refusal ({@code refusal}).
+ *
+ * <p>A second connector, {@value #KEEP_ALIVE_THREADS} request threads of its own, serves kept-alive
+ * connections ({@link #keepAlive}): one connection sends {@value #PIPELINED} requests in one write
+ * (one task serves them all), then {@value #CLIENTS} connections each send {@value
+ * #REQUESTS_PER_CLIENT} requests to {@code /slow}, one after the other, each timed by its client;
+ * the servlet's own run time comes back in a header. Their sums are on a {@code figures:} line.
  */
 public final class TomcatApp {
   static final int MAX_THREADS = 4;
   public static final int REQUESTS = 40;
   static final long SLOW_MS = 50;
+  static final int KEEP_ALIVE_THREADS = 2;
+  public static final int PIPELINED = 3;
+  public static final int CLIENTS = 6;
+  public static final int REQUESTS_PER_CLIENT = 8;
+  static final long KEEP_ALIVE_SLOW_MS = 20;
 
   public static void main(String[] args) throws Exception {
     Logger.getLogger("org.apache").setLevel(Level.WARNING); // Tomcat's start-up lines say nothing here
@@ -57,11 +69,19 @@ public final class TomcatApp {
     connector.setProperty("address", "127.0.0.1");
     connector.setProperty("maxThreads", String.valueOf(MAX_THREADS));
     tomcat.getService().addConnector(connector);
+    Connector keepAlive = new Connector("HTTP/1.1");
+    keepAlive.setPort(0);
+    keepAlive.setProperty("address", "127.0.0.1");
+    keepAlive.setProperty("maxThreads", String.valueOf(KEEP_ALIVE_THREADS));
+    tomcat.getService().addConnector(keepAlive);
     Context context = tomcat.addContext("", base.toString());
     Tomcat.addServlet(context, "slow", new Answer("slow", SLOW_MS, servletRunNanos, requestThread));
     Tomcat.addServlet(context, "fast", new Answer("fast", 0, servletRunNanos, requestThread));
+    Tomcat.addServlet(context, "ka", new Answer("ka", KEEP_ALIVE_SLOW_MS, new AtomicLong(),
+        new AtomicReference<>()));
     context.addServletMappingDecoded("/slow", "slow");
     context.addServletMappingDecoded("/fast", "fast");
+    context.addServletMappingDecoded("/ka", "ka");
     tomcat.start();
     try {
       int port = connector.getLocalPort();
@@ -88,10 +108,134 @@ public final class TomcatApp {
       outcomes.forEach((outcome, n) -> System.out.println(n + " x " + outcome));
       System.out.printf("figures: requests=%d latency_total_ms=%.3f servlet_run_total_ms=%.3f%n",
           REQUESTS, latencyNanos / 1e6, servletRunNanos.get() / 1e6);
+      keepAlive(keepAlive.getLocalPort());
     } finally {
       stop(tomcat);
     }
     refusal();
+  }
+
+  /**
+   * Kept-alive connections on the second connector: {@value #PIPELINED} requests in one write on
+   * one connection, then {@value #CLIENTS} connections of {@value #REQUESTS_PER_CLIENT} requests
+   * each, sent one after the other on platform threads (each waits for its answer before the
+   * next). Each response carries the servlet's run time; each client times each request from
+   * writing it to its last byte read.
+   */
+  private static void keepAlive(int port) throws Exception {
+    try (KeptAlive c = new KeptAlive(port)) {
+      c.out.write((request("/fast", false).repeat(PIPELINED - 1) + request("/fast", true))
+          .getBytes(StandardCharsets.US_ASCII));
+      c.out.flush();
+      Map<String, Integer> statuses = new TreeMap<>();
+      for (int i = 0; i < PIPELINED; i++) {
+        statuses.merge(c.read().status, 1, Integer::sum);
+      }
+      statuses.forEach((status, n) -> System.out.println("pipelined: " + n + " x " + status));
+    }
+    AtomicLong latency = new AtomicLong();
+    AtomicLong serverRun = new AtomicLong();
+    AtomicReference<String> thread = new AtomicReference<>();
+    Map<String, Integer> statuses = new java.util.concurrent.ConcurrentSkipListMap<>();
+    CountDownLatch ready = new CountDownLatch(CLIENTS);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> clients = new ArrayList<>();
+    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int k = 0; k < CLIENTS; k++) {
+      Thread t = new Thread(() -> {
+        try (KeptAlive c = new KeptAlive(port)) {
+          ready.countDown();
+          go.await();
+          for (int i = 0; i < REQUESTS_PER_CLIENT; i++) {
+            long sent = System.nanoTime();
+            c.out.write(request("/ka", i == REQUESTS_PER_CLIENT - 1).getBytes(StandardCharsets.US_ASCII));
+            c.out.flush();
+            Response r = c.read();
+            latency.addAndGet(System.nanoTime() - sent);
+            serverRun.addAndGet(r.runNanos);
+            thread.compareAndSet(null, r.thread);
+            statuses.merge(r.status + " " + r.body, 1, Integer::sum);
+          }
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      }, "keep-alive-client-" + k);
+      t.start();
+      clients.add(t);
+    }
+    ready.await();
+    go.countDown();
+    for (Thread t : clients) {
+      t.join();
+    }
+    for (Throwable e : failures) {
+      System.out.println("keep-alive client failed: " + e);
+    }
+    System.out.println("keep-alive request threads: " + thread.get().replaceAll("-\\d+$", ""));
+    statuses.forEach((status, n) -> System.out.println("kept-alive: " + n + " x " + status));
+    System.out.printf("figures: keep_alive_requests=%d keep_alive_latency_total_ms=%.3f"
+        + " keep_alive_servlet_run_total_ms=%.3f%n", CLIENTS * REQUESTS_PER_CLIENT,
+        latency.get() / 1e6, serverRun.get() / 1e6);
+  }
+
+  private static String request(String path, boolean last) {
+    return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (last ? "Connection: close\r\n" : "")
+        + "\r\n";
+  }
+
+  /** One response: its status, body, and the servlet's headers (its thread and run time). */
+  private record Response(String status, String body, String thread, long runNanos) {}
+
+  /** One HTTP/1.1 connection, read by hand: the headers to a blank line, then Content-Length bytes. */
+  private static final class KeptAlive implements AutoCloseable {
+    private final java.net.Socket socket;
+    private final java.io.BufferedInputStream in;
+    final java.io.OutputStream out;
+
+    KeptAlive(int port) throws IOException {
+      socket = new java.net.Socket("127.0.0.1", port);
+      socket.setTcpNoDelay(true);
+      socket.setSoTimeout(30_000);
+      in = new java.io.BufferedInputStream(socket.getInputStream());
+      out = socket.getOutputStream();
+    }
+
+    Response read() throws IOException {
+      String status = line();
+      int length = 0;
+      String thread = "";
+      long run = 0;
+      for (String h = line(); !h.isEmpty(); h = line()) {
+        String name = h.substring(0, h.indexOf(':')).trim().toLowerCase(java.util.Locale.ROOT);
+        String value = h.substring(h.indexOf(':') + 1).trim();
+        switch (name) {
+          case "content-length" -> length = Integer.parseInt(value);
+          case "x-thread" -> thread = value;
+          case "x-run-nanos" -> run = Long.parseLong(value);
+          default -> { }
+        }
+      }
+      byte[] body = in.readNBytes(length);
+      return new Response(status.substring(status.indexOf(' ') + 1, status.indexOf(' ') + 4),
+          new String(body, StandardCharsets.US_ASCII), thread, run);
+    }
+
+    private String line() throws IOException {
+      StringBuilder b = new StringBuilder();
+      for (int c; (c = in.read()) != '\n'; ) {
+        if (c < 0) {
+          throw new IOException("connection closed after: " + b);
+        }
+        if (c != '\r') {
+          b.append((char) c);
+        }
+      }
+      return b.toString();
+    }
+
+    @Override public void close() throws IOException {
+      socket.close();
+    }
   }
 
   /**
@@ -159,8 +303,12 @@ public final class TomcatApp {
         LockSupport.parkNanos(until - now); // the work this request stands for
       }
       resp.setContentType("text/plain");
+      resp.setHeader("X-Thread", Thread.currentThread().getName());
+      long run = System.nanoTime() - start;
+      resp.setHeader("X-Run-Nanos", String.valueOf(run));
+      resp.setContentLength(body.length());
       resp.getWriter().write(body);
-      runNanos.addAndGet(System.nanoTime() - start);
+      runNanos.addAndGet(run);
     }
   }
 }

@@ -38,6 +38,10 @@ import java.util.regex.Pattern;
  *       queue behind them. The agent's mean queue wait for Tomcat's pool must agree, within 10 %,
  *       with what the callers waited, while Spring's own {@code http.server.requests} says the
  *       fast endpoint is fast.
+ *   <li><b>Tomcat, kept-alive connections.</b> Clients send requests one after the other on the
+ *       connections the JDK's HTTP client keeps alive, so one of Tomcat's tasks may serve several
+ *       requests: the agent's wait per request (not per task) must agree, within 10 %, with what the
+ *       callers waited, and the run must show fewer tasks than requests.
  *   <li><b>WebFlux on Netty.</b> CPU-heavy handlers run on the event loops; the agent must show
  *       the event loops and, in their run times, the handler (the writing's "missing" metric).
  *   <li><b>Common-pool fan-out.</b> Blocking calls fanned out to {@code ForkJoinPool.commonPool()}
@@ -68,6 +72,18 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   static final int BLOCKING_WARN_MS = 200;
   static final String AGENT_OPTIONS = "blocking-warn=" + BLOCKING_WARN_MS + "ms";
   static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  /**
+   * Kept-alive clients: three times Tomcat's threads, so that each request waits about two
+   * services, well above what a caller's own side adds on a busy machine.
+   */
+  static final int KEEP_ALIVE_CLIENTS = 3 * TOMCAT_THREADS;
+  /**
+   * Kept-alive requests ask the demo to hold its thread this long after the answer left (afterMs,
+   * outside http.server.requests): the JDK's client sends its next request meanwhile, so one task
+   * serves several. Its next request may wait for that tail: the agent counts it no wait (it waited
+   * for no thread), the callers do; short, so that it stays a small part of the wait.
+   */
+  static final int AFTER_ANSWER_MS = 5;
 
   /** Whether a goal was met, missed, or could not be judged because the agent does not measure it. */
   enum Status {
@@ -122,23 +138,30 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     int netFast = ctx.scale(20, 40);
     int fanCalls = ctx.scale(3, 4);
     int fanMs = ctx.scale(400, 500);
+    KeepAliveLoad keepAlive = new KeepAliveLoad(KEEP_ALIVE_CLIENTS, ctx.scale(20, 40), ctx.scale(50, 100),
+        AFTER_ANSWER_MS);
     result.setup(String.format(Locale.ROOT,
         "lanes-agent-demo, a Spring Boot application with no lanes code, in a JVM of its own under"
             + " -javaagent:lanes-agent.jar=table-file=...,%s. (1) Spring MVC on Tomcat with %d request"
             + " threads: %d requests to /slow (%d ms each) at once, then %d to /fast, one every %d ms;"
             + " each caller times its own request; the agent's table is read before and after the load"
-            + " (lanes-agent attach --tsv) and Actuator's http.server.requests likewise. Then /fanout (%d"
+            + " (lanes-agent attach --tsv) and Actuator's http.server.requests likewise. Then %d clients"
+            + " on kept-alive connections (one new JDK HttpClient), each sending %d requests to /slow (%d ms,"
+            + " and %d ms of work after the answer left, outside http.server.requests) one after the"
+            + " other, read the same way. Then /fanout (%d"
             + " blocking calls of %d ms on ForkJoinPool.commonPool(), joined) and /nested (a pool of one"
             + " thread whose task submits another and waits for it). (2) The same application on"
             + " WebFlux and Reactor Netty: %d requests to /cpu (%d ms of spinning on the event loop) at"
             + " once, then %d to /fast, one every %d ms; the agent's table at exit.",
-        AGENT_OPTIONS, TOMCAT_THREADS, load.slow, load.slowMs, load.fast, load.gapMs, fanCalls, fanMs,
+        AGENT_OPTIONS, TOMCAT_THREADS, load.slow, load.slowMs, load.fast, load.gapMs,
+        keepAlive.clients, keepAlive.perClient, keepAlive.ms, keepAlive.afterMs, fanCalls, fanMs,
         cpuRequests, cpuMs, netFast, load.gapMs));
     Path dir = ctx.tempDir().resolve("E14");
 
     // 1. Tomcat: the noisy neighbour, then the fan-out and the nested deadlock.
     ctx.status("E14 starting the demo application on Tomcat under the agent");
     TomcatRun tomcat;
+    KeepAliveRun keptAlive;
     List<Map<String, String>> tomcatExit;
     Optional<AgentDemoProcess.Line> blockingWarning;
     Optional<AgentDemoProcess.Line> deadlockWarning;
@@ -148,6 +171,8 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
       warmUp(client, app.url(), "/slow?ms=1");
       ctx.status("E14 Tomcat: noisy neighbour");
       tomcat = noisyNeighbour(client, app, load);
+      ctx.status("E14 Tomcat: kept-alive connections");
+      keptAlive = keptAlive(client, app, keepAlive);
       ctx.status("E14 Tomcat: common-pool fan-out");
       get(client, app.url() + "/fanout?calls=" + fanCalls + "&ms=" + fanMs);
       // Logged while the calls block (each lasts fanMs > BLOCKING_WARN_MS); a moment more for the pipe.
@@ -203,12 +228,24 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     result.figure("tomcat_saturated_s", number(tomcatPool, "saturated_s"));
     Goal waitGoal = judgeQueueWait(tomcat.agentWaitMeanMs(), tomcat.callersWaitMeanMs(), tomcat.agentTasks,
         tomcat.requests());
+    Goal keepAliveGoal = judgeKeptAliveWait(keptAlive.agentWaitPerRequestMs(),
+        keptAlive.callersWaitMeanMs(), keptAlive.agentWaitPerTaskMs(), keptAlive.agentTasks,
+        keptAlive.agentRequests, keptAlive.sent());
+    result.figure("keepalive_requests_sent", (long) keptAlive.sent());
+    result.figure("keepalive_agent_requests", keptAlive.agentRequests);
+    result.figure("keepalive_agent_tasks", keptAlive.agentTasks);
+    result.figure("keepalive_agent_wait_per_request_ms", keptAlive.agentWaitPerRequestMs());
+    result.figure("keepalive_agent_wait_per_task_ms", keptAlive.agentWaitPerTaskMs());
+    result.figure("keepalive_callers_wait_mean_ms", keptAlive.callersWaitMeanMs());
+    result.figure("keepalive_wait_difference_pct", 100 * relativeDifference(
+        keptAlive.agentWaitPerRequestMs(), keptAlive.callersWaitMeanMs()));
     Goal fastGoal = judgeFastLooksFast(fastClientMean, fastServerMean, tomcat.fastMetric.count, load.fast);
     Goal loopGoal = judgeEventLoop(nettyExit, cpuMs, Percentiles.mean(netFastMs), netFastMetric.meanMs());
     Goal fanGoal = judgeFanOut(tomcatExit, blockingWarning.map(AgentDemoProcess.Line::text).orElse(null));
     Goal nestedGoal = judgeNested(deadlockWarning.map(AgentDemoProcess.Line::text).orElse(null), detectMs);
     result.figure("netty_event_loops_measured", hasKind(nettyExit, "EVENT_LOOP"));
     result.figure("netty_event_loop_run_max_ms", maxOf(nettyExit, "EVENT_LOOP", "run_max_ms"));
+    result.figure("netty_event_loop_io_turn_max_ms", maxOf(nettyExit, "EVENT_LOOP", "io_turn_max_ms"));
     result.figure("netty_cpu_handler_ms", (long) cpuMs);
     result.figure("netty_fast_client_mean_ms", Percentiles.mean(netFastMs));
     result.figure("netty_fast_http_server_requests_mean_ms", netFastMetric.meanMs());
@@ -217,7 +254,7 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     result.figure("nested_deadlock_flagged", deadlockWarning.isPresent());
     result.figure("nested_detect_ms", detectMs);
 
-    List<Goal> goals = List.of(waitGoal, fastGoal, loopGoal, fanGoal, nestedGoal);
+    List<Goal> goals = List.of(waitGoal, fastGoal, keepAliveGoal, loopGoal, fanGoal, nestedGoal);
     List<List<String>> rows = new ArrayList<>();
     for (Goal g : goals) {
       rows.add(List.of(g.measure, g.goal, g.measured, g.status.label, g.note));
@@ -228,7 +265,7 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     result.figure("goals_met", met);
     result.figure("goals_not_measured", notMeasured);
     chart(result, tomcat, tomcatExit, nettyExit);
-    result.verdict(met == goals.size(), verdict(goals, tomcat, fastClientMean, fastServerMean));
+    result.verdict(met == goals.size(), verdict(goals, tomcat, keptAlive, fastClientMean, fastServerMean));
     return result;
   }
 
@@ -262,6 +299,36 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
             + " during the load" : note);
   }
 
+  /**
+   * (a') On kept-alive connections: the agent's mean wait per request against what the callers
+   * waited (latency less http.server.requests' time, per request), the wait per task beside it.
+   * Judged only when keep-alive showed (fewer tasks than requests) and the agent counted every
+   * request sent; an agent build that counts no requests did not measure it.
+   */
+  static Goal judgeKeptAliveWait(double perRequestMs, double callersMeanMs, double perTaskMs,
+      long agentTasks, long agentRequests, long sent) {
+    String measure = "Tomcat's wait per request, kept-alive connections";
+    String goal = "agent's wait per request within " + pct(WAIT_TOLERANCE) + " of what callers"
+        + " waited; fewer tasks than requests";
+    String measured = String.format(Locale.ROOT, "agent %s ms per request (%s ms per task), callers"
+            + " %s ms (%s apart); %d tasks served %d requests (%d sent)", f(perRequestMs), f(perTaskMs),
+        f(callersMeanMs), pct(relativeDifference(perRequestMs, callersMeanMs)), agentTasks,
+        agentRequests, sent);
+    if (agentRequests == 0) {
+      return new Goal(measure, goal, measured, Status.NOT_MEASURED,
+          "this agent build counts Tomcat's tasks, not its requests");
+    }
+    double diff = relativeDifference(perRequestMs, callersMeanMs);
+    boolean keptAlive = agentTasks < agentRequests;
+    boolean counted = agentRequests >= sent;
+    boolean met = diff <= WAIT_TOLERANCE && keptAlive && counted;
+    String note = !counted ? "the agent counted fewer requests than were sent"
+        : !keptAlive ? "no task served more than one request: keep-alive did not show in this run"
+        : "a task's first request waited the task's queue wait, a later one (read by the worker"
+            + " already running) none; the wait per task divides the same wait by fewer tasks";
+    return new Goal(measure, goal, measured, met ? Status.MET : Status.MISSED, note);
+  }
+
   /** (a, continued) The server's own metric says the fast endpoint is fast while its callers waited. */
   static Goal judgeFastLooksFast(double fastClientMeanMs, double fastServerMeanMs, long metricCount,
       long fastRequests) {
@@ -291,12 +358,14 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
           Status.NOT_MEASURED, "this agent build has no hook for Netty's event loops; the writing's"
               + " missing metric is still missing here");
     }
-    double runMax = maxOf(table, "EVENT_LOOP", "run_max_ms");
+    double taskMax = maxOf(table, "EVENT_LOOP", "run_max_ms");
+    double turnMax = maxOf(table, "EVENT_LOOP", "io_turn_max_ms"); // 0 where IO turns are not apart
+    double runMax = Math.max(taskMax, turnMax);
     double waitMax = maxOf(table, "EVENT_LOOP", "wait_max_ms");
     boolean met = runMax >= HANDLER_PART * cpuMs;
-    return new Goal(measure, goal, String.format(Locale.ROOT, "%d event loops, longest run %s ms,"
-            + " longest queue wait %s ms; %s", countKind(table, "EVENT_LOOP"), f(runMax), f(waitMax),
-            callers),
+    return new Goal(measure, goal, String.format(Locale.ROOT, "%d event loops, longest task run %s"
+            + " ms, longest IO turn %s ms, longest queue wait %s ms; %s", countKind(table, "EVENT_LOOP"),
+            f(taskMax), f(turnMax), f(waitMax), callers),
         met ? Status.MET : Status.MISSED, met ? "the handler held its loop for a run the agent timed"
             : "the agent measured the loops but no run as long as the handler");
   }
@@ -353,14 +422,20 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
     return v == null || v.isEmpty() ? Double.NaN : Double.parseDouble(v);
   }
 
-  private static String verdict(List<Goal> goals, TomcatRun tomcat, double fastClientMean,
-      double fastServerMean) {
+  private static String verdict(List<Goal> goals, TomcatRun tomcat, KeepAliveRun keptAlive,
+      double fastClientMean, double fastServerMean) {
     StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
         "On Tomcat, fast callers waited %s ms on average while http.server.requests said %s ms; the"
             + " agent's mean queue wait for Tomcat's pool was %s ms against %s ms that the callers"
             + " waited (%s apart). ", f(fastClientMean), f(fastServerMean), f(tomcat.agentWaitMeanMs()),
         f(tomcat.callersWaitMeanMs()), pct(relativeDifference(tomcat.agentWaitMeanMs(),
             tomcat.callersWaitMeanMs()))));
+    b.append(String.format(Locale.ROOT, "On kept-alive connections, %d tasks served %d requests; the"
+            + " agent's wait per request was %s ms against %s ms that the callers waited (%s apart),"
+            + " its wait per task %s ms. ", keptAlive.agentTasks, keptAlive.agentRequests,
+        f(keptAlive.agentWaitPerRequestMs()), f(keptAlive.callersWaitMeanMs()),
+        pct(relativeDifference(keptAlive.agentWaitPerRequestMs(), keptAlive.callersWaitMeanMs())),
+        f(keptAlive.agentWaitPerTaskMs())));
     List<String> missed = new ArrayList<>();
     List<String> unmeasured = new ArrayList<>();
     for (Goal g : goals) {
@@ -434,6 +509,65 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   /** The noisy neighbour's shape: {@code slow} requests of {@code slowMs} at once, then fast ones. */
   record Load(int slow, int slowMs, int fast, int gapMs) {}
 
+  /** Kept-alive clients: {@code clients} callers, {@code perClient} requests of {@code ms} each. */
+  record KeepAliveLoad(int clients, int perClient, int ms, int afterMs) {}
+
+  /** The kept-alive run: each request's latency, Actuator's and the agent's figures over it. */
+  private record KeepAliveRun(List<Double> latencyMs, Actuator metric, long agentTasks,
+      long agentRequests, double agentTaskWaitSumMs, double agentRequestWaitSumMs) {
+    int sent() {
+      return latencyMs.size();
+    }
+
+    double agentWaitPerRequestMs() {
+      return agentRequests == 0 ? Double.NaN : agentRequestWaitSumMs / agentRequests;
+    }
+
+    double agentWaitPerTaskMs() {
+      return agentTasks == 0 ? Double.NaN : agentTaskWaitSumMs / agentTasks;
+    }
+
+    double callersWaitMeanMs() {
+      return (latencyMs.stream().mapToDouble(Double::doubleValue).sum() - metric.totalMs) / sent();
+    }
+  }
+
+  /**
+   * Each client sends its requests one after the other through one new HttpClient, which keeps
+   * its connections alive between them (a new one: the noisy neighbour's client holds dozens of
+   * idle connections and would hand each request another one); the agent's table before and after.
+   */
+  private static KeepAliveRun keptAlive(HttpClient client, AgentDemoProcess app, KeepAliveLoad load)
+      throws Exception {
+    Actuator before = actuator(client, app.url(), "/slow");
+    long[] b = tomcatSums(app.snapshot());
+    List<Double> latency = new ArrayList<>();
+    try (HttpClient keptAlive = LabContext.newClient();
+        ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<List<Double>>> each = new ArrayList<>();
+      for (int c = 0; c < load.clients; c++) {
+        each.add(callers.submit(() -> {
+          List<Double> mine = new ArrayList<>();
+          for (int i = 0; i < load.perClient; i++) {
+            mine.add(timed(keptAlive, app.url() + "/slow?ms=" + load.ms + "&afterMs=" + load.afterMs));
+          }
+          return mine;
+        }));
+      }
+      for (Future<List<Double>> f : each) {
+        latency.addAll(f.get());
+      }
+    }
+    List<Map<String, String>> after = app.snapshot();
+    for (int i = 0; i < 3 && tomcatSums(after)[3] - b[3] < latency.size(); i++) {
+      after = app.snapshot(); // a request counts when it starts: at most a read late
+    }
+    long[] a = tomcatSums(after);
+    Actuator metric = actuator(client, app.url(), "/slow").minus(before);
+    return new KeepAliveRun(latency, metric, a[0] - b[0], a[3] - b[3], (a[1] - b[1]) / 1e3,
+        (a[4] - b[4]) / 1e3);
+  }
+
   /** Each request's latency as its caller measured it, by kind. */
   private record Calls(List<Double> slowMs, List<Double> fastMs) {}
 
@@ -495,8 +629,9 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
   }
 
   /**
-   * Tomcat's pool in a table: {tasks with a known wait, wait sum in µs, run sum in µs}. (With
-   * -javaagent every task's wait is known; the run sum counts the same tasks then.)
+   * Tomcat's pool in a table: {tasks with a known wait, wait sum in µs, run sum in µs, requests,
+   * requests' wait sum in µs}. (With -javaagent every task's and request's wait is known; the run
+   * sum counts the same tasks then. A table without request columns gives 0 requests.)
    */
   private static long[] tomcatSums(List<Map<String, String>> table) {
     for (Map<String, String> r : table) {
@@ -504,11 +639,15 @@ public final class E14QueuesYouDoNotOwn implements Experiment {
         long waited = (long) (number(r, "tasks") - number(r, "unknown_wait"));
         double wait = number(r, "wait_mean_ms");
         double run = number(r, "run_mean_ms");
+        double requests = number(r, "requests");
+        double requestWait = number(r, "request_wait_mean_ms");
         return new long[] {waited, Double.isFinite(wait) ? Math.round(wait * waited * 1e3) : 0,
-            Double.isFinite(run) ? Math.round(run * number(r, "tasks") * 1e3) : 0};
+            Double.isFinite(run) ? Math.round(run * number(r, "tasks") * 1e3) : 0,
+            Double.isFinite(requests) ? (long) requests : 0,
+            Double.isFinite(requestWait) ? Math.round(requestWait * requests * 1e3) : 0};
       }
     }
-    return new long[] {0, 0, 0};
+    return new long[] {0, 0, 0, 0, 0};
   }
 
   /** {@code burst} requests to {@code burstPath} at once, then {@code trickle} to {@code trickPath}. */

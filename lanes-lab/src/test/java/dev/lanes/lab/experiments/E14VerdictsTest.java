@@ -42,6 +42,41 @@ class E14VerdictsTest {
   }
 
   @Test
+  void keptAliveWaitIsJudgedPerRequestOnlyWhenTasksServedSeveralRequests() {
+    // The finding: 9,987 tasks served 16,659 requests; 28.6 ms per request, 47.7 per task, callers 29.8.
+    Goal met = E14QueuesYouDoNotOwn.judgeKeptAliveWait(28.6, 29.8, 47.7, 9_987, 16_659, 16_659);
+    assertThat(met.status()).isEqualTo(Status.MET);
+    assertThat(met.measured()).contains("28.6 ms per request", "47.7 ms per task", "29.8",
+        "9987 tasks served 16659 requests");
+    // The per-task figure would have missed: the verdict reads the per-request one.
+    assertThat(E14QueuesYouDoNotOwn.judgeKeptAliveWait(47.7, 29.8, 47.7, 9_987, 16_659, 16_659)
+        .status()).isEqualTo(Status.MISSED);
+    assertThat(E14QueuesYouDoNotOwn.judgeKeptAliveWait(26.0, 29.8, 47.7, 9_987, 16_659, 16_659)
+        .status()).isEqualTo(Status.MISSED);
+    // No task served two requests: keep-alive did not show, nothing was tested.
+    Goal flat = E14QueuesYouDoNotOwn.judgeKeptAliveWait(29.0, 29.8, 29.0, 400, 400, 400);
+    assertThat(flat.status()).isEqualTo(Status.MISSED);
+    assertThat(flat.note()).contains("keep-alive did not show");
+    // Fewer requests counted than sent.
+    assertThat(E14QueuesYouDoNotOwn.judgeKeptAliveWait(29.0, 29.8, 40, 300, 399, 400).note())
+        .contains("fewer requests");
+    // An agent build that counts no requests did not measure it.
+    assertThat(E14QueuesYouDoNotOwn.judgeKeptAliveWait(Double.NaN, 29.8, 40, 300, 0, 400).status())
+        .isEqualTo(Status.NOT_MEASURED);
+  }
+
+  @Test
+  void anEventLoopsHandlerInAnIoTurnCountsAsItsLongestRun() {
+    String head = HEAD.replace("\n", "\tio_turns\tio_turn_max_ms\n");
+    String loop = "reactor-http-nio\tEVENT_LOOP\t1\t0\t100\t0\t0\t0.1\t300\t310\t0.2\t4\t12\t\t0\tOK\t0\t5"
+        + "\t20\t3\t%s\n";
+    assertThat(E14QueuesYouDoNotOwn.judgeEventLoop(AgentDemoProcess.parseTsv(head + String.format(loop,
+        "498")), 500, 290, 2.8).status()).isEqualTo(Status.MET);
+    assertThat(E14QueuesYouDoNotOwn.judgeEventLoop(AgentDemoProcess.parseTsv(head + String.format(loop,
+        "40")), 500, 290, 2.8).status()).isEqualTo(Status.MISSED);
+  }
+
+  @Test
   void theServerMetricSaysFastOnlyWhenUnderATenthOfWhatCallersSaw() {
     assertThat(E14QueuesYouDoNotOwn.judgeFastLooksFast(600, 2.2, 40, 40).status()).isEqualTo(Status.MET);
     assertThat(E14QueuesYouDoNotOwn.judgeFastLooksFast(600, 70, 40, 40).status()).isEqualTo(Status.MISSED);
