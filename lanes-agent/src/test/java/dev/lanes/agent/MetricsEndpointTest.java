@@ -89,6 +89,16 @@ class MetricsEndpointTest {
       String dom = dev.lanes.testkit.HeadlessChromium.find().dumpDom(base + "/", tmp, 5_000).output();
       assertThat(dom).contains("data-state=\"ok\"", "<tr data-lane=\"svc-worker\">",
           "<tr data-label=\"svc-feeder\">", "scheduled for later");
+      // In the agent's words (pools and tasks, not lanes serve's endpoints and requests), the worst
+      // pool first: svc-worker, fed 2 ms tasks every millisecond on 2 threads, before the idle feeder
+      // (which its name would put first).
+      assertThat(dom).contains("<title>lanes agent</title>", "lanes agent: the pools of this JVM",
+          ">Pools</h2>", "tasks waiting now").doesNotContain(">Endpoints</h2>", "requests waiting now");
+      for (String attribute : List.of("data-lane", "data-label", "data-endpoint")) {
+        assertThat(dom.indexOf(attribute + "=\"svc-worker\""))
+            .as("%s: svc-worker before svc-feeder", attribute).isPositive()
+            .isLessThan(dom.indexOf(attribute + "=\"svc-feeder\""));
+      }
       HttpResponse<String> other = http.send(HttpRequest.newBuilder(
           URI.create(url.get().replace("/metrics", "/other"))).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(other.statusCode()).isEqualTo(404);
