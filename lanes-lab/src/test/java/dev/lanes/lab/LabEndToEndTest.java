@@ -267,7 +267,7 @@ class LabEndToEndTest {
     while (verdicts.find()) {
       n++;
     }
-    assertThat(n).isEqualTo(6) // Tomcat wait, fast endpoint, kept-alive wait per request, event loops, fan-out, deadlock;
+    assertThat(n).isEqualTo(6); // Tomcat wait, fast endpoint, kept-alive wait per request, event loops, fan-out, deadlock
     assertThat(out.resolve("E14-pools.png")).exists();
   }
 
