@@ -40,6 +40,32 @@ final class AgentJvm {
 
   private AgentJvm() {}
 
+  /** The {@code java} of the JDK the tests run on. */
+  static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /**
+   * Runs {@code java -jar lanes-agent.jar attach <pid> more...} and returns what it printed; fails
+   * unless it ends with status 0 within 60 s.
+   */
+  static String attach(long pid, String... more) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(java(), "-jar", JAR.toAbsolutePath().toString(),
+        "attach", String.valueOf(pid)));
+    cmd.addAll(List.of(more));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor();
+      throw new AssertionError("attach " + pid + " did not end in 60 s: " + out);
+    }
+    if (p.exitValue() != 0) {
+      throw new AssertionError("attach " + pid + " ended with " + p.exitValue() + ": " + out);
+    }
+    return out;
+  }
+
+
   /**
    * The test JVM's class path (test classes, lanes-core, HdrHistogram, JUnit …) without the
    * agent's own unshaded classes and Byte Buddy: for apps that need libraries. The agent must come

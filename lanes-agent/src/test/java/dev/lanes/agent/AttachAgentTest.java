@@ -19,25 +19,12 @@ import org.junit.jupiter.api.Test;
 /** {@code ./lanes attach <pid>}: the agent loaded into a JVM that started without it. */
 class AttachAgentTest {
 
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
 
-  private static String attach(long pid, String... more) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(List.of(java(), "-jar",
-        AgentJvm.JAR.toAbsolutePath().toString(), "attach", String.valueOf(pid)));
-    cmd.addAll(List.of(more));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out).isZero();
-    return out;
-  }
 
   @Test
   void attachedToARunningServiceItMeasuresThePoolsThatAlreadyRun() throws Exception {
     Path err = Files.createTempFile("service", ".err");
-    Process app = new ProcessBuilder(java(), "-XX:+EnableDynamicAgentLoading", "-cp",
+    Process app = new ProcessBuilder(AgentJvm.java(), "-XX:+EnableDynamicAgentLoading", "-cp",
         AgentJvm.CLASSES, ServiceApp.class.getName()).redirectError(err.toFile()).start();
     try {
       BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
@@ -45,7 +32,7 @@ class AttachAgentTest {
       AtomicReference<Map<String, String>> row = new AtomicReference<>();
       // The workers were started before the agent: their tasks are timed through the pool's hooks.
       await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
-        List<Map<String, String>> pools = AgentJvm.parse(attach(app.pid(), "--tsv"));
+        List<Map<String, String>> pools = AgentJvm.parse(AgentJvm.attach(app.pid(), "--tsv"));
         pools.stream().filter(p -> p.get("pool").equals("svc-worker")).findFirst().ifPresent(row::set);
         return row.get() != null && Long.parseLong(row.get().get("tasks")) >= 100;
       });
@@ -53,8 +40,8 @@ class AttachAgentTest {
       assertThat(Double.parseDouble(row.get().get("run_p50_ms"))).isGreaterThan(1.0);
       // Loading it again changes nothing; the text table names the pools, and only the app's own
       // (answering an attach once made the JDK's process-reaper pool appear).
-      assertThat(attach(app.pid(), "--table")).contains("svc-worker", "svc-feeder");
-      assertThat(AgentJvm.parse(attach(app.pid(), "--tsv")).stream().map(p -> p.get("pool")))
+      assertThat(AgentJvm.attach(app.pid(), "--table")).contains("svc-worker", "svc-feeder");
+      assertThat(AgentJvm.parse(AgentJvm.attach(app.pid(), "--tsv")).stream().map(p -> p.get("pool")))
           .containsExactlyInAnyOrder("svc-worker", "svc-feeder");
     } finally {
       app.getOutputStream().close();
@@ -70,13 +57,13 @@ class AttachAgentTest {
 
   @Test
   void helpAndBadArgumentsAreClear() throws Exception {
-    Process p = new ProcessBuilder(java(), "-jar", AgentJvm.JAR.toAbsolutePath().toString(),
+    Process p = new ProcessBuilder(AgentJvm.java(), "-jar", AgentJvm.JAR.toAbsolutePath().toString(),
         "attach", "--tabel").redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).isEqualTo(2);
     assertThat(out).isEqualTo("lanes attach: unexpected argument \"--tabel\" (a pid is a number);"
         + " try ./lanes attach --help\n");
-    assertThat(attach(ProcessHandle.current().pid(), "--help")).startsWith("usage: ./lanes attach <pid>");
+    assertThat(AgentJvm.attach(ProcessHandle.current().pid(), "--help")).startsWith("usage: ./lanes attach <pid>");
   }
 }

@@ -36,13 +36,10 @@ class AttachControlTest {
 
   record Run(int exit, String out, String err) {}
 
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
 
   private static Run attach(List<String> prefix, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(prefix);
-    cmd.addAll(List.of(java(), "-jar", AgentJvm.JAR.toAbsolutePath().toString(), "attach"));
+    cmd.addAll(List.of(AgentJvm.java(), "-jar", AgentJvm.JAR.toAbsolutePath().toString(), "attach"));
     cmd.addAll(List.of(args));
     Path dir = Files.createTempDirectory("lanes-attach");
     Path out = dir.resolve("out");
@@ -85,7 +82,7 @@ class AttachControlTest {
   @Test
   void theAgentIsLoadedOnceAndLaterQueriesAddNoJdkWarning() throws Exception {
     Path err = Files.createTempFile("service", ".err");
-    Process app = new ProcessBuilder(java(), "-cp", AgentJvm.CLASSES, ServiceApp.class.getName())
+    Process app = new ProcessBuilder(AgentJvm.java(), "-cp", AgentJvm.CLASSES, ServiceApp.class.getName())
         .redirectError(err.toFile()).start();
     try {
       BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
@@ -130,7 +127,7 @@ class AttachControlTest {
   @Test
   void setRaisesTomcatsPoolWhileRequestsQueueAndTheQueueDrains() throws Exception {
     Path err = Files.createTempFile("tomcat", ".err");
-    Process app = new ProcessBuilder(java(), "-javaagent:" + AgentJvm.JAR.toAbsolutePath(), "-cp",
+    Process app = new ProcessBuilder(AgentJvm.java(), "-javaagent:" + AgentJvm.JAR.toAbsolutePath(), "-cp",
         AgentJvm.classPathWith("tomcat-"), TomcatHoldApp.class.getName())
         .redirectError(err.toFile()).start();
     try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {

@@ -62,24 +62,24 @@ class NamesAgentTest {
 
   private static Set<String> attachedNames() throws Exception {
     Path err = Files.createTempFile("names", ".err");
-    Process app = new ProcessBuilder(java(), "-XX:+EnableDynamicAgentLoading", "-cp",
+    Process app = new ProcessBuilder(AgentJvm.java(), "-XX:+EnableDynamicAgentLoading", "-cp",
         AgentJvm.CLASSES, NamesApp.class.getName(), "serve").redirectError(err.toFile()).start();
     try {
       BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
       assertThat(out.readLine()).isEqualTo("ready");
-      attach(app.pid(), "--tsv"); // loads the agent; the pools exist, their workers too
+      AgentJvm.attach(app.pid(), "--tsv"); // loads the agent; the pools exist, their workers too
       OutputStream in = app.getOutputStream();
       AtomicReference<Set<String>> names = new AtomicReference<>(Set.of());
       await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
         in.write('\n'); // one more round: a task on every pool, a process started
         in.flush();
         assertThat(out.readLine()).isEqualTo("round");
-        List<Map<String, String>> pools = AgentJvm.parse(attach(app.pid(), "--tsv"));
+        List<Map<String, String>> pools = AgentJvm.parse(AgentJvm.attach(app.pid(), "--tsv"));
         names.set(pools.stream().map(p -> p.get("pool")).collect(Collectors.toSet()));
         return names.get().containsAll(NAMED_BY_THREADS);
       });
       // The text table shows both long names whole.
-      assertThat(attach(app.pid(), "--table")).contains(NamesApp.LONG_PREFIX + "-alpha ",
+      assertThat(AgentJvm.attach(app.pid(), "--table")).contains(NamesApp.LONG_PREFIX + "-alpha ",
           NamesApp.LONG_PREFIX + "-beta ");
       return names.get();
     } finally {
@@ -91,18 +91,5 @@ class NamesAgentTest {
     }
   }
 
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
 
-  private static String attach(long pid, String... more) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(List.of(java(), "-jar",
-        AgentJvm.JAR.toAbsolutePath().toString(), "attach", String.valueOf(pid)));
-    cmd.addAll(List.of(more));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out).isZero();
-    return out;
-  }
 }
