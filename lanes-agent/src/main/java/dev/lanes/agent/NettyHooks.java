@@ -37,8 +37,8 @@ import net.bytebuddy.asm.Advice;
  *
  * <p>The task's run time is how long it held the loop (every channel of that loop waited): its max
  * and p99 are the loop's worst stalls by a task (a handler's stall, in an IO turn, is warned about
- * with its stack, not timed). Failures are not counted: {@code safeExecute} catches and
- * logs every exception itself. Not timed: tasks Netty runs outside those methods (its global
+ * with its stack, not timed). A task that throws counts as failed: {@code runTask}'s exit sees
+ * the exception before {@code safeExecute} catches and logs it. Not timed: tasks Netty runs outside those methods (its global
  * executor, {@code ManualIoEventLoop} in 4.2, shutdown hooks); tasks of the loop's tail queue
  * ({@code executeAfterEventLoopIteration}) are timed but have no stamp (unknown wait).
  *

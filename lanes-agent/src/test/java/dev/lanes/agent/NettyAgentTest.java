@@ -5,6 +5,7 @@ import static dev.lanes.agent.TomcatAgentTest.transcript;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.lanes.agent.apps.NettyFailuresApp;
 import dev.lanes.agent.apps.NettyLoopApp;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -60,6 +61,17 @@ class NettyAgentTest {
     assertThat(with.out()).contains("tasks ran: 200", "scheduled ran: 10",
         "periodic ran: 5, cancelled: true", "echoed bytes: 80");
     assertMeasured(with);
+  }
+
+  @Test
+  void aLoopTaskThatThrowsCountsAsFailedThoughNettyCatchesIt() throws Exception {
+    AgentJvm.Result r = AgentJvm.runOn(AgentJvm.classPathWith("netty-"), NettyFailuresApp.class, "",
+        List.of());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String loop = figure(r.out(), "loop thread: (\\S+)");
+    assertThat(r.pool(loop).get("kind")).isEqualTo("EVENT_LOOP");
+    assertThat(r.number(loop, "tasks")).isEqualTo(10);
+    assertThat(r.number(loop, "failed")).isEqualTo(3);
   }
 
   /** What the agent must have seen of one run of {@link NettyLoopApp}. */
