@@ -25,10 +25,10 @@ import java.util.concurrent.TimeUnit;
  * leaves no stamp behind.
  *
  * <p><b>IO turns</b> (the loop handling the events its selector returned: its channels' handlers
- * run then, not as tasks) are watched, not measured: while one runs, the loop's slot shows it as
- * its running work, so the watchdog's blocking check warns, with the stack, about a handler that
- * parks or blocks; they are neither counted as tasks nor timed in the table. The select itself
- * (the loop waiting for IO, rightly) is outside the turn.
+ * run then, not as tasks) are watched and timed apart: while one runs, the loop's slot shows it
+ * as its running work, so the watchdog's blocking check warns, with the stack, about a handler
+ * that parks or blocks; each is counted and timed in the loop's IO-turn distribution, never as a
+ * task. The select itself (the loop waiting for IO, rightly) is outside the turn.
  *
  * <p><b>Concurrency design.</b> The mark is a thread-local, written and read by its own thread
  * only. Stamps go through the striped {@link StampTable}. Nothing here blocks or calls the
@@ -122,8 +122,8 @@ final class LoopTasks {
   }
 
   /**
-   * The IO turn ended: its time joins the loop's run time (not its tasks' count or waits), so a
-   * handler that holds the loop shows in the loop's longest run as a task would.
+   * The IO turn ended: its time joins the loop's IO-turn distribution (not its tasks' count, waits
+   * or run times), so a handler that holds the loop shows as the loop's longest IO turn.
    */
   void ioEnded(Object token) {
     if (token instanceof RunSlot slot && slot.current() == IO_TURN) {

@@ -31,16 +31,17 @@ import net.bytebuddy.asm.Advice;
  *   <li>{@code scheduleFromEventLoop}, {@code removeScheduled}: a scheduled task is stamped at its
  *       due time when it enters the loop's schedule, unstamped when it is cancelled;
  *   <li>{@code processSelectedKeys()} of the NIO loop ({@code NioIoHandler} in 4.2, {@code
- *       NioEventLoop} in 4.1), where the channels' handlers run: watched for blocking, not timed
- *       ({@link LoopTasks}). The epoll, kqueue and io_uring transports' equivalents are not hooked.
+ *       NioEventLoop} in 4.1), where the channels' handlers run: an IO turn, timed apart from
+ *       the tasks and watched for blocking ({@link LoopTasks}). The epoll, kqueue and io_uring transports' equivalents are not hooked.
  * </ul>
  *
  * <p>The task's run time is how long it held the loop (every channel of that loop waited): its max
- * and p99 are the loop's worst stalls by a task (a handler's stall, in an IO turn, is warned about
- * with its stack, not timed). A task that throws counts as failed: {@code runTask}'s exit sees
- * the exception before {@code safeExecute} catches and logs it. Not timed: tasks Netty runs outside those methods (its global
- * executor, {@code ManualIoEventLoop} in 4.2, shutdown hooks); tasks of the loop's tail queue
- * ({@code executeAfterEventLoopIteration}) are timed but have no stamp (unknown wait).
+ * and p99 are the loop's worst stalls by a task (a handler's stall is in an IO turn, timed apart,
+ * and warned about with its stack). A task that throws counts as failed: {@code runTask}'s exit
+ * sees the exception before {@code safeExecute} catches and logs it. Not timed: tasks Netty runs
+ * outside those methods (its global executor, {@code ManualIoEventLoop} in 4.2, shutdown hooks);
+ * tasks of the loop's tail queue ({@code executeAfterEventLoopIteration}) are timed but have no
+ * stamp (unknown wait).
  *
  * <p><b>One pool per loop, named after its thread</b> ({@code nioEventLoopGroup-2-1}, {@code
  * reactor-http-nio-3}): a loop has one thread for its life (Netty 4.2's opt-in suspension of idle
