@@ -89,6 +89,17 @@ class BookshopUnderAgentTest {
     Map<String, String> row = row(tsv, pool);
     assertThat(row.get("kind")).as(tsv).isEqualTo("TOMCAT");
     assertThat(Long.parseLong(row.get("tasks"))).as("tasks of %s in\n%s", pool, tsv).isPositive();
+    // Every request counted once, per request (TomcatHooks), whatever the tasks were.
+    assertThat(Long.parseLong(row.get("requests"))).as(tsv).isEqualTo(answers.size());
+    // Tomcat's and Hikari's scheduled pools, idle on a machine the suite keeps busy: never
+    // SATURATED, and their tasks not yet due are scheduled, not queued.
+    Map<String, String> housekeeper = row(tsv, "HikariPool-1:housekeeper");
+    assertThat(Long.parseLong(housekeeper.get("scheduled"))).as(tsv).isPositive();
+    for (String name : List.of("HikariPool-1:housekeeper", "Catalina-utility")) {
+      assertThat(row(tsv, name).get("kind")).as(tsv).isEqualTo("SCHEDULED");
+      assertThat(row(tsv, name).get("state")).as(tsv).isEqualTo("OK");
+      assertThat(row(tsv, name).get("saturated_s")).as(tsv).isEqualTo("0.0");
+    }
   }
 
   @Test
