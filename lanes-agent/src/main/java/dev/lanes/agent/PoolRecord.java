@@ -40,9 +40,10 @@ final class PoolRecord implements RunSlot.SampleSink {
   volatile int timedOneIn = 1;
   /**
    * The watchdog's own (its thread only): the untimed head of the queue it saw last, the pool's
-   * ended count then, and since when (see {@link Watchdog#oldestQueuedNanos}).
+   * ended count then, and since when (see {@link Watchdog#oldestQueuedNanos}); the task held
+   * weakly, as the pool is.
    */
-  Object seenHead;
+  WeakReference<Object> seenHead;
   long seenHeadEnded;
   long seenHeadSince;
 

@@ -200,8 +200,8 @@ final class Watchdog implements Runnable {
     }
     if (r.timedOneIn > 1) {
       long ended = r.endedSoFar();
-      if (r.seenHead != head || r.seenHeadEnded != ended) {
-        r.seenHead = head;
+      if (r.seenHead == null || r.seenHead.get() != head || r.seenHeadEnded != ended) {
+        r.seenHead = new java.lang.ref.WeakReference<>(head);
         r.seenHeadEnded = ended;
         r.seenHeadSince = now;
       }
