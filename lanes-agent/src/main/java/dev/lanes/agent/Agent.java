@@ -43,8 +43,8 @@ final class Agent {
   private Agent(AgentOptions options) {
     this.options = options;
     this.stamps = new StampTable(options.maxStamps);
-    this.pools = new Pools(options.maxPools);
-    this.sink = new AgentSink(stamps, pools);
+    this.pools = new Pools(options.maxPools, options.sample);
+    this.sink = new AgentSink(stamps, pools, options.sample);
     this.watchdog = new Watchdog(pools, stamps, options, warnings);
     this.resize = new PoolResize(pools);
   }
@@ -273,8 +273,9 @@ final class Agent {
     List<PoolTable.Row> rows = PoolTable.rows(pools, now);
     long tasks = rows.stream().mapToLong(r -> r.s().ended()).sum();
     StringBuilder text = new StringBuilder(PoolTable.text(rows, String.format(Locale.ROOT,
-        "lanes-agent: %d pools, %,d tasks in %.1f s", rows.size(), tasks,
-        (now - startNanos) / 1e9))); // (not ProcessHandle.current(): it makes the JDK's reaper pool)
+        "lanes-agent: %d pools, %,d tasks in %.1f s%s", rows.size(), tasks,
+        (now - startNanos) / 1e9,
+        options.sample > 1 ? ", timed 1 task in " + options.sample + " (sampled)" : ""))); // (not ProcessHandle.current(): it makes the JDK's reaper pool)
     for (String change : resize.changes()) {
       text.append(change.replaceFirst("^lanes-agent: ", "changed: ")).append('\n');
     }

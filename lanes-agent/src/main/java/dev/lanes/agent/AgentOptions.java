@@ -20,7 +20,9 @@ final class AgentOptions {
       + " start; .tsv for tab-separated values), deadlock-check=DURATION (10ms..10s,"
       + " default 200ms), blocking-warn=DURATION (10ms..1h, default 1s), saturated-warn=DURATION"
       + " (1s..24h, default 10s), max-pools=N (1..10000, default 100), max-stamps=N"
-      + " (1024..100000000, default 1000000), port=N (0..65535, 0 picks a free one: the live"
+      + " (1024..100000000, default 1000000), sample=N (1..1024, default 1: every task timed;"
+      + " N: about 1 task in N of each thread pool timed (wait, run, CPU), task counts still"
+      + " exact), port=N (0..65535, 0 picks a free one: the live"
       + " page on http://127.0.0.1:N/, Prometheus metrics on /metrics), verbose; options are"
       + " separated by commas, and a value in double quotes may hold commas:"
       + " table-file=\"/tmp/a,b.txt\"";
@@ -33,6 +35,8 @@ final class AgentOptions {
   long sweepAgeNanos = 10_000_000_000L;
   int maxPools = 100;
   int maxStamps = 1_000_000;
+  /** Thread pools time about one task in this many (1: all). */
+  int sample = 1;
   boolean verbose;
   /** Loopback port for /metrics; -1 when not asked for. */
   int port = -1;
@@ -75,6 +79,7 @@ final class AgentOptions {
         case "saturated-warn" -> o.saturatedWarnNanos = duration(name, value, 1_000, 86_400_000, "10s");
         case "max-pools" -> o.maxPools = number(name, value, 1, 10_000);
         case "max-stamps" -> o.maxStamps = number(name, value, 1024, 100_000_000);
+        case "sample" -> o.sample = number(name, value, 1, 1024);
         case "port" -> o.port = number(name, value, 0, 65_535);
         default -> throw new BadOption("unknown option \"" + name + "\"; accepted: " + ACCEPTED);
       }

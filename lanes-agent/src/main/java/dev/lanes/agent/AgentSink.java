@@ -4,6 +4,8 @@ import dev.lanes.agent.bootstrap.PoolSink;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.List;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,8 +22,18 @@ import java.util.concurrent.TimeUnit;
  * without a stamp is a fork (see {@link ForkJoinHooks}): it is watched while it runs (the blocking
  * check sees it) but not counted, neither as a task nor as an unknown wait.
  *
+ * <p><b>Sampled mode</b> ({@code sample=N} &gt; 1, thread pools only: in a fork-join pool the
+ * stamp tells a submitted task from a fork, and event loops stamp their own way): a handover is
+ * stamped with probability 1/N ({@link ThreadLocalRandom}, no shared state), else it leaves at
+ * most a blank in the stamp table (see {@link StampTable}). The worker times a task (wait, run,
+ * CPU) only when it takes its stamp; any other task is counted, with its failure, and published as
+ * running (for the deadlock check) without a clock read. A scheduled pool's task, never stamped,
+ * is timed with probability 1/N by its worker. A task queued before the agent attached, or past
+ * the table's bound, is counted untimed (not as an unknown wait).
+ *
  * <p><b>Concurrency design.</b> No lock is held across a call into the application. The stamp
- * table locks one stripe per call; a worker's {@link RunSlot} is its own (see there); the pools'
+ * table locks one stripe per call (in sampled mode, none for a task whose hash bucket holds no
+ * entry); a worker's {@link RunSlot} is its own (see there); the pools'
  * registry is locked only when a pool is made or a thread runs its first task for a pool.
  */
 final class AgentSink implements PoolSink {
@@ -45,10 +57,17 @@ final class AgentSink implements PoolSink {
   final java.util.concurrent.atomic.LongAdder unstamped = new java.util.concurrent.atomic.LongAdder();
 
   private final LoopTasks loops;
+  /** About one task in this many is timed in a thread pool (1: every task). */
+  private final int sample;
 
   AgentSink(StampTable stamps, Pools pools) {
+    this(stamps, pools, 1);
+  }
+
+  AgentSink(StampTable stamps, Pools pools, int sample) {
     this.stamps = stamps;
     this.pools = pools;
+    this.sample = sample;
     this.loops = new LoopTasks(this, stamps);
   }
 
@@ -73,6 +92,11 @@ final class AgentSink implements PoolSink {
   @Override public void submitted(Object pool, Object task) {
     if (task == null || pool == virtualThreadScheduler) {
       return; // execute throws NullPointerException itself; a virtual thread is no pool's task
+    }
+    if (sample > 1 && !(pool instanceof ForkJoinPool)
+        && ThreadLocalRandom.current().nextInt(sample) != 0) {
+      stamps.blankIfHeld(task);
+      return;
     }
     if (!stamps.put(task, System.nanoTime())) {
       unstamped.increment();
@@ -132,15 +156,44 @@ final class AgentSink implements PoolSink {
         return null;
       }
     }
-    long now = System.nanoTime();
+    if (sample > 1 && slot.record.kind.isThreadPool()) {
+      return startSampled(slot, task);
+    }
     long stamp = stamps.take(task);
-    long wait = stamp != StampTable.NONE ? Math.max(0, now - stamp) : scheduledWait(task);
+    return startTimed(slot, task, stamp);
+  }
+
+  /** A thread pool's task in sampled mode: timed if it was stamped, else counted only. */
+  private Object startSampled(RunSlot slot, Object task) {
+    long stamp = stamps.takeIfHeld(task);
+    if (stamp == StampTable.NONE && slot.record.kind == PoolKind.SCHEDULED
+        && task.getClass().getName().equals(SCHEDULED_TASK)
+        && ThreadLocalRandom.current().nextInt(sample) == 0) {
+      return startTimed(slot, task, StampTable.NONE); // waits from its due time
+    }
+    if (stamp == StampTable.NONE || stamp == StampTable.BLANK) {
+      if (slot.depth++ > 0) {
+        return new Untimed(slot);
+      }
+      slot.timed = false;
+      slot.requestsInTask = 0;
+      slot.begin(task, RunSlot.START_UNKNOWN);
+      return slot;
+    }
+    return startTimed(slot, task, stamp);
+  }
+
+  private Object startTimed(RunSlot slot, Object task, long stamp) {
+    long now = System.nanoTime();
+    long wait = stamp == StampTable.BLANK ? RunSlot.UNKNOWN // not sampled at its handover
+        : stamp != StampTable.NONE ? Math.max(0, now - stamp) : scheduledWait(task);
     if (wait == RunSlot.UNKNOWN && isForkJoin(slot.record.kind)) {
       wait = NOT_COUNTED;
     }
     if (slot.depth++ > 0) {
       return new Nested(slot, task, now, wait);
     }
+    slot.timed = true;
     slot.started = now;
     slot.waited = wait;
     slot.requestsInTask = 0;
@@ -157,13 +210,17 @@ final class AgentSink implements PoolSink {
   }
 
   @Override public void ended(Object token, Throwable failure) {
-    long end = System.nanoTime();
     if (token instanceof RunSlot slot) {
       slot.clear();
       slot.depth--;
+      if (!slot.timed) {
+        slot.countUntimed(failure != null);
+        return;
+      }
       if (slot.waited == NOT_COUNTED) {
         return;
       }
+      long end = System.nanoTime();
       if (slot.cpuStart != RunSlot.UNKNOWN) {
         long cpu = THREADS.getCurrentThreadCpuTime() - slot.cpuStart;
         slot.cpuNanos = slot.cpuNanos + Math.max(0, cpu);
@@ -171,10 +228,14 @@ final class AgentSink implements PoolSink {
       }
       slot.append(slot.waited, end - slot.started, failure != null);
     } else if (token instanceof Nested n) {
+      long end = System.nanoTime();
       n.slot.depth--;
       if (n.waited() != NOT_COUNTED) {
         n.slot.append(n.waited(), end - n.start(), failure != null);
       }
+    } else if (token instanceof Untimed u) {
+      u.slot().depth--;
+      u.slot().countUntimed(failure != null);
     }
   }
 
@@ -228,15 +289,17 @@ final class AgentSink implements PoolSink {
    * A request is served by the task this thread runs now (none: not counted). The first request
    * of a task waited the task's queue wait; a later one was read by this worker, already running
    * (a kept-alive connection's next request, or one pipelined behind the first): it waited for no
-   * thread. So the requests' wait sum equals the wait sum of the tasks that served requests.
+   * thread. So the requests' wait sum equals the wait sum of the tasks that served requests. In
+   * sampled mode every request is counted, but only those of timed tasks carry a wait: the
+   * requests' wait figures are over the requests of the timed tasks.
    */
   @Override public void requestStarted() {
     RunSlot slot = slots.get();
-    if (slot == null || slot.depth == 0 || slot.waited == NOT_COUNTED) {
+    if (slot == null || slot.depth == 0 || slot.timed && slot.waited == NOT_COUNTED) {
       return;
     }
     boolean first = slot.requestsInTask++ == 0;
-    slot.appendRequest(first ? slot.waited : 0, first);
+    slot.appendRequest(!slot.timed ? RunSlot.UNKNOWN : first ? slot.waited : 0, first);
   }
 
   /** A scheduled pool's task waits from its due time; any other unstamped task's wait is unknown. */
@@ -281,4 +344,7 @@ final class AgentSink implements PoolSink {
 
   /** A task run inside another task on the same thread (a pool whose tasks help run others). */
   private record Nested(RunSlot slot, Object task, long start, long waited) {}
+
+  /** As {@link Nested}, for a task that is not timed (sampled mode). */
+  private record Untimed(RunSlot slot) {}
 }

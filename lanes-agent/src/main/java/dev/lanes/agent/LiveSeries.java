@@ -32,6 +32,8 @@ final class LiveSeries {
 
   private final ArrayDeque<String> samples = new ArrayDeque<>();
   private final Map<PoolRecord, Histogram[]> previous = new IdentityHashMap<>();
+  /** Per pool, its ended count at the last sample (the interval's count is exact, sampled or not). */
+  private final Map<PoolRecord, Long> previousEnded = new IdentityHashMap<>();
   private final Map<PoolRecord, Long> unhealthySince = new HashMap<>();
   private final long startNanos;
   private long lastSample;
@@ -78,7 +80,8 @@ final class LiveSeries {
         g.writeNumberProperty("waiting", r.view.queued(e.getKey()));
         g.writeNumberProperty("scheduled", r.view.scheduled(e.getKey()));
         g.writeNumberProperty("oldestWaitingMs", oldest.nanos(r, e.getKey(), now) / 1e6);
-        g.writeNumberProperty("ended", runs.getTotalCount());
+        Long endedBefore = previousEnded.put(r, s.ended());
+        g.writeNumberProperty("ended", s.ended() - (endedBefore == null ? 0 : endedBefore));
         percentile(g, "waitP50", waits, 50);
         percentile(g, "waitP99", waits, 99);
         percentile(g, "runP50", runs, 50);
@@ -93,6 +96,7 @@ final class LiveSeries {
       samples.removeFirst();
     }
     previous.keySet().retainAll(live.stream().map(Map.Entry::getValue).toList());
+    previousEnded.keySet().retainAll(previous.keySet());
   }
 
   /** {@code /series.json}: the window's samples, oldest first. */

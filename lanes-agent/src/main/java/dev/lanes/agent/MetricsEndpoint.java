@@ -136,16 +136,20 @@ final class MetricsEndpoint implements AutoCloseable {
 
   static String prometheus(List<PoolTable.Row> rows) {
     StringBuilder b = new StringBuilder();
+    int n = rows.stream().mapToInt(r -> r.s().timedOneIn()).max().orElse(1);
+    String sampled = n == 1 ? "" : "; sampled: a thread pool times 1 task in " + n + " (agent"
+        + " option sample=" + n + "), and these figures are over its timed tasks only";
     timer(b, rows, "lanes_task_wait_seconds", "Time tasks waited in the pool's queue, from handed"
         + " to the pool to started, per task; quantiles, count and sum over the same tasks"
-        + SINCE_START, s -> new Distribution(s.waits(), s.waitedTasks(), s.waitSum()));
+        + SINCE_START + sampled, s -> new Distribution(s.waits(), s.waitedTasks(), s.waitSum()));
     timer(b, rows, "lanes_task_run_seconds", "Time tasks ran: the task's run() alone (an event"
         + " loop's IO turns are lanes_io_turn_seconds); quantiles, count and sum over the same"
-        + " tasks" + SINCE_START, s -> new Distribution(s.runs(), s.ended(), s.runSum()));
+        + " tasks" + SINCE_START + sampled, s -> new Distribution(s.runs(), s.timed(), s.runSum()));
     timer(b, rows, "lanes_request_wait_seconds", "Time requests waited for a thread of the pool"
         + " (Tomcat), per request: the first request a task served waited the task's queue wait, a"
         + " later one of the same task (a kept-alive connection's, read by the worker already"
-        + " running) none; quantiles, count and sum over the same requests" + SINCE_START,
+        + " running) none; quantiles, count and sum over the same requests" + SINCE_START
+        + (n == 1 ? "" : sampled.replace("timed tasks only", "timed tasks' requests only")),
         s -> s.requests().count() == 0 ? null : new Distribution(s.requests().waits(),
             s.requests().waited(), s.requests().waitSum()));
     timer(b, rows, "lanes_io_turn_seconds", "Time an event loop spent in IO turns (handling its"

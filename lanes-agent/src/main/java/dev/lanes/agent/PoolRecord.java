@@ -12,7 +12,10 @@ import org.HdrHistogram.Histogram;
  * and of the queue wait of the requests its tasks served, counts, and its {@link PoolHealth}.
  *
  * <p>Each distribution has its own count and sum over the same population as its percentiles:
- * tasks (an IO turn is no task), IO turns, requests.
+ * tasks (an IO turn is no task), IO turns, requests. In sampled mode ({@link #timedOneIn} &gt;
+ * 1, agent option {@code sample=N}) the tasks' count and failures stay exact for every task, while
+ * the wait and run distributions, sums and CPU time are over the timed tasks ({@code timed} of
+ * them), about one in N.
  *
  * <p><b>Concurrency design.</b> The histograms and the sums are written only while draining a
  * slot, under this record's monitor (the watchdog drains every slot each tick; a worker drains its
@@ -33,11 +36,22 @@ final class PoolRecord implements RunSlot.SampleSink {
   final CopyOnWriteArrayList<RunSlot> slots = new CopyOnWriteArrayList<>();
   final LongAdder rejected = new LongAdder();
   final PoolHealth health;
+  /** 1: every task timed; N: about one task in N (sampled mode, thread pools only). */
+  volatile int timedOneIn = 1;
+  /**
+   * The watchdog's own (its thread only): the untimed head of the queue it saw last, the pool's
+   * ended count then, and since when (see {@link Watchdog#oldestQueuedNanos}); the task held
+   * weakly, as the pool is.
+   */
+  WeakReference<Object> seenHead;
+  long seenHeadEnded;
+  long seenHeadSince;
 
   // Guarded by this.
   private final Histogram waits = new Histogram(2);
   private final Histogram runs = new Histogram(2);
   private long ended;
+  private long timed;
   private long failed;
   private long waitedTasks;
   private long waitSum;
@@ -102,8 +116,14 @@ final class PoolRecord implements RunSlot.SampleSink {
       waitedTasks++;
       waitSum += wait;
     }
+    timed++;
     runs.recordValue(run);
     runSum += run;
+  }
+
+  @Override public void untimed(long count, long failedTasks) {
+    ended += count;
+    failed += failedTasks;
   }
 
   @Override public void request(long wait, boolean first) {
@@ -124,6 +144,7 @@ final class PoolRecord implements RunSlot.SampleSink {
     waits.add(s.waits);
     runs.add(s.runs);
     ended += s.ended;
+    timed += s.timed;
     failed += s.failed;
     waitedTasks += s.waitedTasks;
     waitSum += s.waitSum;
@@ -149,25 +170,35 @@ final class PoolRecord implements RunSlot.SampleSink {
       cpuTasks += s.cpuTasks;
       cpuNanos += s.cpuNanos;
     }
-    return new Snapshot(name, kind, waits.copy(), runs.copy(), ended, failed, waitedTasks, waitSum,
-        runSum, rejected.sum(), cpuTasks, cpuNanos, health.state(), health.saturatedNanos(now),
+    return new Snapshot(name, kind, waits.copy(), runs.copy(), ended, timed, timedOneIn, failed,
+        waitedTasks, waitSum, runSum, rejected.sum(), cpuTasks, cpuNanos, health.state(), health.saturatedNanos(now),
         new IoTurns(ioRuns.getTotalCount(), ioRuns.copy(), ioRunSum),
         new Requests(requests, requestTasks, requestWaits.copy(), requestsWaited, requestWaitSum));
   }
 
-  /** The sums the health judgement needs, drained first: {waitedTasks, waitSum, ended, runSum}. */
+  /** Tasks ended as of the last drain. */
+  synchronized long endedSoFar() {
+    return ended;
+  }
+
+  /**
+   * The sums the health judgement needs, drained first: {waitedTasks, waitSum, timed, runSum,
+   * ended} (timed: the tasks in runSum; all that ended unless sampled).
+   */
   synchronized long[] sums() {
     drainAll();
-    return new long[] {waitedTasks, waitSum, ended, runSum};
+    return new long[] {waitedTasks, waitSum, timed, runSum, ended};
   }
 
   /**
    * One record's figures at one instant, each since the pool was first seen. {@code waits}, {@code
    * runs}, {@code ended}, {@code waitSum} and {@code runSum} are the tasks' (an event loop's IO
-   * turns are in {@code io}).
+   * turns are in {@code io}); {@code runs} and {@code runSum} are over the {@code timed} tasks,
+   * {@code waits} and {@code waitSum} over the {@code waitedTasks} (timed, with a known wait);
+   * {@code timedOneIn} is 1, or N in sampled mode.
    */
   record Snapshot(String name, PoolKind kind, Histogram waits, Histogram runs, long ended,
-      long failed, long waitedTasks, long waitSum, long runSum, long rejected, long cpuTasks,
+      long timed, int timedOneIn, long failed, long waitedTasks, long waitSum, long runSum, long rejected, long cpuTasks,
       long cpuNanos, PoolHealth.State state, long saturatedNanos, IoTurns io, Requests requests) {}
 
   /** An event loop's IO turns: how many, their times' distribution and sum. */

@@ -12,7 +12,9 @@ import org.HdrHistogram.Histogram;
  * The pool column is as wide as the longest name: a name is never cut.
  * Three populations, each with its own count, percentiles and mean: tasks (what the pool queues),
  * requests (Tomcat's: a task may serve several) and IO turns (an event loop's, no task). Counts and
- * distributions are since the agent first saw the pool; threads, queued and state are now.
+ * distributions are since the agent first saw the pool; threads, queued and state are now. In
+ * sampled mode a thread pool's times are over its timed tasks, said under the table ({@link
+ * #sampledNote}) and in the TSV's {@code timed_tasks} and {@code timed_one_in}.
  */
 final class PoolTable {
   private PoolTable() {}
@@ -55,7 +57,8 @@ final class PoolTable {
       "run_max_ms", "cpu_per_task_ms", "unknown_wait", "state", "saturated_s", "wait_mean_ms",
       "run_mean_ms", "io_turns", "requests", "request_tasks", "request_wait_mean_ms",
       "request_wait_p50_ms", "request_wait_p99_ms", "request_wait_max_ms", "io_turn_mean_ms",
-      "io_turn_p50_ms", "io_turn_p99_ms", "io_turn_max_ms", "scheduled"};
+      "io_turn_p50_ms", "io_turn_p99_ms", "io_turn_max_ms", "scheduled", "timed_tasks",
+      "timed_one_in"};
 
   /** The text columns of requests and IO turns, after the tasks' own. */
   private static final String MORE = " %11s %13s %9s %11s %9s %9s%n";
@@ -107,7 +110,18 @@ final class PoolTable {
           max(io.runs())));
     }
     b.append(FOOTER);
+    int n = rows.stream().mapToInt(r -> r.s.timedOneIn()).max().orElse(1);
+    if (n > 1) {
+      b.append(sampledNote(n)).append('\n');
+    }
     return b.toString();
+  }
+
+  /** The footer's line in sampled mode. */
+  static String sampledNote(int n) {
+    return "sampled: timed 1 task in " + n + " of each thread pool (option sample=" + n + "): task"
+        + " wait, run, cpu/task and req wait are over the timed tasks; tasks, failed, rejected and"
+        + " requests count every one.";
   }
 
   static String tsv(List<Row> rows) {
@@ -119,16 +133,17 @@ final class PoolTable {
           String.valueOf(s.rejected()), raw(s.waits(), 50), raw(s.waits(), 99), rawMax(s.waits()),
           raw(s.runs(), 50), raw(s.runs(), 99), rawMax(s.runs()),
           s.cpuTasks() == 0 ? "" : String.valueOf((double) s.cpuNanos() / s.cpuTasks() / 1e6),
-          String.valueOf(s.ended() - s.waitedTasks()), s.state().name(),
+          String.valueOf(s.timed() - s.waitedTasks()), s.state().name(),
           String.valueOf(s.saturatedNanos() / 1e9),
           s.waitedTasks() == 0 ? "" : String.valueOf((double) s.waitSum() / s.waitedTasks() / 1e6),
-          s.ended() == 0 ? "" : String.valueOf((double) s.runSum() / s.ended() / 1e6),
+          s.timed() == 0 ? "" : String.valueOf((double) s.runSum() / s.timed() / 1e6),
           String.valueOf(s.io().count()), String.valueOf(s.requests().count()),
           String.valueOf(s.requests().tasks()),
           mean(s.requests().waitSum(), s.requests().waited()), raw(s.requests().waits(), 50),
           raw(s.requests().waits(), 99), rawMax(s.requests().waits()),
           mean(s.io().runSum(), s.io().count()), raw(s.io().runs(), 50), raw(s.io().runs(), 99),
-          rawMax(s.io().runs()), String.valueOf(r.scheduled))).append('\n');
+          rawMax(s.io().runs()), String.valueOf(r.scheduled), String.valueOf(s.timed()),
+          String.valueOf(s.timedOneIn()))).append('\n');
     }
     return b.toString();
   }

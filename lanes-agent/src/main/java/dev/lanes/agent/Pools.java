@@ -60,8 +60,16 @@ final class Pools {
   private final Map<String, Integer> namesInUse = new HashMap<>();
   private PoolRecord other;
 
+  /** Agent option {@code sample}: a thread pool's record times about one task in this many. */
+  private final int sampleEvery;
+
   Pools(int maxPools) {
+    this(maxPools, 1);
+  }
+
+  Pools(int maxPools, int sampleEvery) {
     this.maxPools = maxPools;
+    this.sampleEvery = sampleEvery;
   }
 
   /** The record of {@code pool}, made (and named) if new; {@code atCreation} from its constructor. */
@@ -82,6 +90,7 @@ final class Pools {
         : site != null ? site
         : pool.getClass().getName().replaceAll("^.*[.$]", "") + "@" + Integer.toHexString(System.identityHashCode(pool));
     r = new PoolRecord(kind, pool, unique(base), site, System.nanoTime());
+    r.timedOneIn = kind.isThreadPool() ? sampleEvery : 1;
     if (kind == PoolKind.COMMON_POOL) {
       r.nameSettled = true;
     }

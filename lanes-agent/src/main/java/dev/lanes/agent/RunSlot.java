@@ -15,6 +15,9 @@ import java.lang.invoke.VarHandle;
  * what they consumed with a release store of {@link #read}. The task running now is published the
  * same way ({@link #current} after {@link #currentStart}), so a reader that sees a task sees when
  * it started. Counts are exact once drained; a reader sees finished tasks at most one drain late.
+ * A task that was not sampled (agent option {@code sample=N}) is only counted: the owner adds it
+ * to {@link #untimed} (and {@link #untimedFailed}) with a release store, and a drain hands over
+ * the counts' growth since its last read.
  */
 final class RunSlot {
   /** Ring size: a worker drains its own ring when it fills between two watchdog ticks. */
@@ -27,6 +30,8 @@ final class RunSlot {
    */
   static final long CPU_SAMPLE_INTERVAL_NANOS = 1_000_000L;
   static final long UNKNOWN = -1;
+  /** The start published for a task that is not timed (sampled mode): no clock was read. */
+  static final long START_UNKNOWN = Long.MIN_VALUE;
   /** The wait of work that was never queued: an event loop's IO turn (counted apart from tasks). */
   static final long NOT_QUEUED = -2;
   /**
@@ -41,6 +46,8 @@ final class RunSlot {
   private static final VarHandle READ;
   private static final VarHandle CURRENT;
   private static final VarHandle CURRENT_START;
+  private static final VarHandle UNTIMED;
+  private static final VarHandle UNTIMED_FAILED;
 
   static {
     try {
@@ -49,6 +56,8 @@ final class RunSlot {
       READ = l.findVarHandle(RunSlot.class, "read", long.class);
       CURRENT = l.findVarHandle(RunSlot.class, "current", Object.class);
       CURRENT_START = l.findVarHandle(RunSlot.class, "currentStart", long.class);
+      UNTIMED = l.findVarHandle(RunSlot.class, "untimed", long.class);
+      UNTIMED_FAILED = l.findVarHandle(RunSlot.class, "untimedFailed", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -63,9 +72,16 @@ final class RunSlot {
   @SuppressWarnings("unused") private long read; // through READ
   @SuppressWarnings("unused") private Object current; // through CURRENT
   @SuppressWarnings("unused") private long currentStart; // through CURRENT_START
+  @SuppressWarnings("unused") private long untimed; // through UNTIMED; owner writes
+  @SuppressWarnings("unused") private long untimedFailed; // through UNTIMED_FAILED; owner writes
+  /** The untimed counts at the last drain (under the record's monitor). */
+  private long drainedUntimed;
+  private long drainedUntimedFailed;
 
   // Owner thread only.
   int depth;
+  /** The running top-level task is timed (always, unless sampled mode left it out). */
+  boolean timed = true;
   long started;
   long waited;
   long cpuStart = UNKNOWN;
@@ -120,6 +136,14 @@ final class RunSlot {
     WRITTEN.setRelease(this, w + 1);
   }
 
+  /** Owner: a task that was not timed ended; counted only. */
+  void countUntimed(boolean failed) {
+    UNTIMED.setRelease(this, untimed + 1);
+    if (failed) { // after the count: a reader that sees the failure sees its task counted
+      UNTIMED_FAILED.setRelease(this, untimedFailed + 1);
+    }
+  }
+
   /**
    * Owner: the running task began to serve a request that waited {@code wait} for a thread ({@code
    * first}: the first request of this task).
@@ -150,6 +174,13 @@ final class RunSlot {
       into.sample(waits[i], failed ? -run - 1 : run, failed);
     }
     READ.setRelease(this, w);
+    long f = (long) UNTIMED_FAILED.getAcquire(this); // first: see countUntimed
+    long n = (long) UNTIMED.getAcquire(this);
+    if (n != drainedUntimed || f != drainedUntimedFailed) {
+      into.untimed(n - drainedUntimed, f - drainedUntimedFailed);
+      drainedUntimed = n;
+      drainedUntimedFailed = f;
+    }
     return (int) (w - r);
   }
 
@@ -162,5 +193,8 @@ final class RunSlot {
      * {@code first}: the first its task served.
      */
     void request(long wait, boolean first);
+
+    /** {@code count} tasks ended without timing ({@code failed} of them failed). */
+    void untimed(long count, long failed);
   }
 }

@@ -19,11 +19,30 @@ import java.util.function.Predicate;
  * holds half the bound's even share on its own; beyond it, it borrows from the other half (an
  * atomic counter touched only then), so one object stamped many times can use the whole bound.
  *
+ * <p><b>Sampled timing</b> (agent option {@code sample=N}): only some handovers are stamped, and
+ * a worker must not lock a stripe for a task that has none. {@link #held} counts the entries per
+ * bucket of the identity hash: {@link #takeIfHeld} looks at the table only when the task's bucket
+ * holds something. A handover that is not sampled adds a {@link #BLANK} entry when its task
+ * already has entries ({@link #blankIfHeld}), so that one object queued many times (a shared
+ * {@code Runnable}) keeps one entry per handover, in order: each run takes its own handover's
+ * entry, a stamp or a blank, never a later handover's stamp.
+ *
  * <p><b>Concurrency design.</b> All of a stripe's arrays are read and written under the stripe's
  * monitor only; {@link #size} is the sum of the stripes' sizes read without locks (approximate).
+ * A {@link #held} counter belongs to one stripe (its index extends the stripe's bits) and is
+ * written under that stripe's monitor; it is read without a lock. A task's worker reads it after
+ * taking the task from its pool's queue, which happens after the handover that stamped it (the
+ * queue's own hand-off orders them): it sees at least that task's own entries, since only their
+ * removal lowers the count again. A producer reading it racily may miss another producer's entry
+ * for the same object made at the same instant; that handover then has no blank, and a later run
+ * of the object may take the next handover's stamp (a shorter wait, for that one sample).
  */
 final class StampTable {
   static final long NONE = Long.MIN_VALUE;
+  /** The entry of a handover that was not sampled: no time, a place in its task's order. */
+  static final long BLANK = Long.MIN_VALUE + 1;
+  /** Bits of the hash that index {@link #held}: the stripe's and 5 more (4,096 counters). */
+  private static final int HELD_BITS = 12;
   private static final int STRIPE_BITS = 7;
   private static final int STRIPES = 1 << STRIPE_BITS;
   private static final int INITIAL = 16;
@@ -36,6 +55,8 @@ final class StampTable {
    * stripe); a stripe gives back what it borrowed as its stamps are taken.
    */
   private final java.util.concurrent.atomic.AtomicInteger lendable;
+  /** Entries per bucket of the hash; see the concurrency design. */
+  private final int[] held = new int[1 << HELD_BITS];
 
   StampTable(int maxEntries) {
     this.ownShare = Math.max(1, maxEntries / (2 * STRIPES));
@@ -54,34 +75,81 @@ final class StampTable {
     return stripes[h >>> (Integer.SIZE - STRIPE_BITS)];
   }
 
+  private static int heldIndex(int h) {
+    return h >>> (Integer.SIZE - HELD_BITS);
+  }
+
   /** Stamps {@code task} with {@code nanos}; false if the table is full. */
   boolean put(Object task, long nanos) {
     int h = hash(task);
     Stripe s = stripe(h);
     synchronized (s) {
-      if (s.size >= ownShare) {
-        if (lendable.decrementAndGet() < 0) {
-          lendable.incrementAndGet();
-          return false;
-        }
-        s.borrowed++;
-      }
-      return s.put(task, h, nanos);
+      return putLocked(s, task, h, nanos);
     }
   }
 
-  /** Removes and returns the oldest stamp of {@code task}, or {@link #NONE}. */
+  /** Under {@code s}'s monitor. */
+  private boolean putLocked(Stripe s, Object task, int h, long nanos) {
+    if (s.size >= ownShare) {
+      if (lendable.decrementAndGet() < 0) {
+        lendable.incrementAndGet();
+        return false;
+      }
+      s.borrowed++;
+    }
+    s.put(task, h, nanos);
+    held[heldIndex(h)]++;
+    return true;
+  }
+
+  /**
+   * A handover of {@code task} that is not sampled: adds a {@link #BLANK} behind the task's
+   * entries if it has any (nothing, and no lock, when its bucket holds none).
+   */
+  void blankIfHeld(Object task) {
+    int h = hash(task);
+    if (held[heldIndex(h)] == 0) {
+      return;
+    }
+    Stripe s = stripe(h);
+    synchronized (s) {
+      if (s.find(task, h) >= 0) {
+        putLocked(s, task, h, BLANK);
+      }
+    }
+  }
+
+  /** Removes and returns the oldest entry of {@code task} (a stamp or {@link #BLANK}), or {@link #NONE}. */
   long take(Object task) {
     int h = hash(task);
     Stripe s = stripe(h);
     synchronized (s) {
-      long stamp = s.take(task, h);
-      giveBack(s);
-      return stamp;
+      return takeLocked(s, task, h);
     }
   }
 
-  /** The oldest stamp of {@code task}, left in place, or {@link #NONE}. */
+  /** As {@link #take}, without a lock when the task's bucket holds nothing (see the class comment). */
+  long takeIfHeld(Object task) {
+    int h = hash(task);
+    if (held[heldIndex(h)] == 0) {
+      return NONE;
+    }
+    Stripe s = stripe(h);
+    synchronized (s) {
+      return takeLocked(s, task, h);
+    }
+  }
+
+  private long takeLocked(Stripe s, Object task, int h) {
+    long stamp = s.take(task, h);
+    if (stamp != NONE) {
+      held[heldIndex(h)]--;
+    }
+    giveBack(s);
+    return stamp;
+  }
+
+  /** The oldest entry of {@code task} (a stamp or {@link #BLANK}), left in place, or {@link #NONE}. */
   long peek(Object task) {
     int h = hash(task);
     Stripe s = stripe(h);
@@ -96,6 +164,15 @@ final class StampTable {
     int n = 0;
     for (Stripe s : stripes) {
       n += s.size; // racy: an approximation while the table is in use
+    }
+    return n;
+  }
+
+  /** The entries {@link #held} counts, summed (approximate under concurrent use; = {@link #size} at rest). */
+  int heldEntries() {
+    int n = 0;
+    for (int c : held) {
+      n += c;
     }
     return n;
   }
@@ -120,8 +197,13 @@ final class StampTable {
       synchronized (s) {
         for (int i = 0; i < s.keys.length; ) {
           Object k = s.keys[i];
-          if (k != null && s.stamps[i] - olderThan < 0 && !stillQueued.test(k)) {
+          long stamp = s.stamps[i];
+          // A blank has no time: it goes when its task is in no queue (a run about to take it
+          // then finds none, and runs untimed as the blank said).
+          if (k != null && (stamp == BLANK || stamp - olderThan < 0) && !stillQueued.test(k)) {
+            int before = s.size;
             s.removeAt(i); // shifts a later entry into i: look at i again
+            held[heldIndex(hash(k))] -= before - s.size;
             giveBack(s);
             dropped++;
           } else {
@@ -154,7 +236,7 @@ final class StampTable {
     /** Stamps held beyond the table's own share per stripe, lent by the table. */
     int borrowed;
 
-    boolean put(Object task, int h, long nanos) {
+    void put(Object task, int h, long nanos) {
       if ((slots + 1) * 2 > keys.length) {
         grow();
       }
@@ -170,14 +252,13 @@ final class StampTable {
           }
           later[i].add(nanos);
           size++;
-          return true;
+          return;
         }
       }
       keys[i] = task;
       stamps[i] = nanos;
       size++;
       slots++;
-      return true;
     }
 
     int find(Object task, int h) {

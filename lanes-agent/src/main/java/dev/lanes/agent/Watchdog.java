@@ -110,7 +110,7 @@ final class Watchdog implements Runnable {
       boolean busyKnown = r.kind.isThreadPool();
       PoolHealth.State state = r.health.judge(now, sums[0], sums[1], sums[2], sums[3],
           r.rejected.sum(), oldest,
-          busyKnown ? sums[3] + runningNanos(r, pool, now) : PoolHealth.BUSY_UNKNOWN,
+          busyKnown ? endedRunNanos(sums) + runningNanos(r, pool, now) : PoolHealth.BUSY_UNKNOWN,
           busyKnown ? r.view.threads(pool) : 0, from);
       if (from[0] != null) {
         AgentEvents.health(r.name(), from[0].name(), state.name(), r.health.why);
@@ -136,12 +136,32 @@ final class Watchdog implements Runnable {
     }
   }
 
-  /** How long the tasks of {@code pool} running now have run so far. */
+  /**
+   * The run time of the tasks that ended, from {@link PoolRecord#sums()}: the timed tasks' sum,
+   * scaled to every task that ended when only some were timed (sampled mode: an estimate).
+   */
+  static long endedRunNanos(long[] sums) {
+    long timed = sums[2];
+    long runSum = sums[3];
+    long ended = sums[4];
+    if (timed == ended) {
+      return runSum;
+    }
+    return timed == 0 ? 0 : (long) (runSum * ((double) ended / timed));
+  }
+
+  /**
+   * How long the tasks of {@code pool} running now have run so far (the timed ones: a task that
+   * sampled mode left untimed has no start; the ended ones' estimate stands for it).
+   */
   private static long runningNanos(PoolRecord r, Object pool, long now) {
     long sum = 0;
     for (RunSlot s : r.slots) {
       if (s.pool == pool && s.current() != null) {
-        sum += Math.max(0, now - s.currentStart());
+        long start = s.currentStart();
+        if (start != RunSlot.START_UNKNOWN) {
+          sum += Math.max(0, now - start);
+        }
       }
     }
     return sum;
@@ -152,7 +172,12 @@ final class Watchdog implements Runnable {
     long nanos(PoolRecord r, Object pool, long now);
   }
 
-  /** The age of the task at the head of the queue, from its stamp (0 if none or unknown). */
+  /**
+   * The age of the task at the head of the queue, from its stamp (0 if none or unknown). In
+   * sampled mode a head without a stamp is as old as the time this thread has seen it at the head
+   * with no task of the pool ending meanwhile (at least; 0 at first sight): a stuck queue's age
+   * still grows, tick by tick.
+   */
   long oldestQueuedNanos(PoolRecord r, Object pool, long now) {
     Object head;
     try {
@@ -161,16 +186,26 @@ final class Watchdog implements Runnable {
       return 0;
     }
     if (head == null) {
+      r.seenHead = null;
       return 0;
     }
     long stamp = stamps.peek(head);
-    if (stamp != StampTable.NONE) {
+    if (stamp != StampTable.NONE && stamp != StampTable.BLANK) {
       return Math.max(0, now - stamp);
     }
     if (head instanceof java.util.concurrent.Delayed d
         && head.getClass().getName().endsWith("ScheduledThreadPoolExecutor$ScheduledFutureTask")) {
       long delay = d.getDelay(TimeUnit.NANOSECONDS);
       return delay < 0 ? -delay : 0;
+    }
+    if (r.timedOneIn > 1) {
+      long ended = r.endedSoFar();
+      if (r.seenHead == null || r.seenHead.get() != head || r.seenHeadEnded != ended) {
+        r.seenHead = new java.lang.ref.WeakReference<>(head);
+        r.seenHeadEnded = ended;
+        r.seenHeadSince = now;
+      }
+      return Math.max(0, now - r.seenHeadSince);
     }
     return 0;
   }

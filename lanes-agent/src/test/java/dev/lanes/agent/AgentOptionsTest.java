@@ -32,6 +32,20 @@ class AgentOptionsTest {
   }
 
   @Test
+  void sampleTimesEveryTaskByDefaultAndTakesOneToTenTwentyFour() throws Exception {
+    assertThat(AgentOptions.parse(null).sample).isEqualTo(1);
+    assertThat(AgentOptions.parse("sample=1").sample).isEqualTo(1);
+    assertThat(AgentOptions.parse("sample=1024").sample).isEqualTo(1024);
+    assertThat(AgentOptions.parse("sample=16").sample).isEqualTo(16);
+    for (String bad : List.of("0", "1025", "-3", "many", "")) {
+      assertThatThrownBy(() -> AgentOptions.parse("sample=" + bad))
+          .hasMessage("option \"sample\" must be a whole number between 1 and 1024, was \"" + bad + "\"");
+    }
+    assertThat(AgentOptions.ACCEPTED).contains("sample=N (1..1024, default 1: every task timed;"
+        + " N: about 1 task in N of each thread pool timed (wait, run, CPU), task counts still exact)");
+  }
+
+  @Test
   void aBadOptionIsNamedWithWhatIsAccepted() {
     assertThatThrownBy(() -> AgentOptions.parse("tabel"))
         .hasMessage("unknown option \"tabel\"; accepted: " + AgentOptions.ACCEPTED);

@@ -55,7 +55,8 @@ class PoolTableTest {
       String[] cells = text.lines().skip(2).findFirst().orElseThrow().split(" +");
       assertThat(cells[3]).isEqualTo("3"); // queued
       assertThat(cells[4]).isEqualTo("5"); // scheduled
-      assertThat(text).contains("queued: due and not started; scheduled: in a scheduled pool's schedule, not due yet.");
+      assertThat(text).contains("queued: due and not started; scheduled: in a scheduled pool's"
+          + " schedule, not due yet.");
     } finally {
       release.countDown();
       pool.shutdownNow();

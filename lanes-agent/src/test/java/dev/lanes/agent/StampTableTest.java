@@ -148,4 +148,125 @@ class StampTableTest {
       assertThat(table.peek(task) != StampTable.NONE).as("task %d", i).isEqualTo(kept);
     }
   }
+
+  @Test
+  void aHandoverNotSampledLeavesABlankOnlyBehindItsTasksOwnEntries() {
+    StampTable table = new StampTable(1 << 16);
+    Object alone = new Object();
+    table.blankIfHeld(alone); // nothing held for it: no entry, no lock
+    assertThat(table.size()).isZero();
+    assertThat(table.takeIfHeld(alone)).isEqualTo(StampTable.NONE);
+
+    Object shared = new Object();
+    table.put(shared, 5);
+    table.blankIfHeld(shared);
+    table.blankIfHeld(shared);
+    table.put(shared, 9);
+    assertThat(table.size()).isEqualTo(4);
+    assertThat(table.heldEntries()).isEqualTo(4);
+    // each run takes its own handover's entry, in order
+    assertThat(table.takeIfHeld(shared)).isEqualTo(5);
+    assertThat(table.takeIfHeld(shared)).isEqualTo(StampTable.BLANK);
+    assertThat(table.take(shared)).isEqualTo(StampTable.BLANK);
+    assertThat(table.takeIfHeld(shared)).isEqualTo(9);
+    assertThat(table.takeIfHeld(shared)).isEqualTo(StampTable.NONE);
+    assertThat(table.size()).isZero();
+    assertThat(table.heldEntries()).isZero();
+  }
+
+  @Test
+  void theSweepDropsBlanksOfTasksInNoQueueAndTheirCounts() {
+    StampTable table = new StampTable(1 << 16);
+    Object gone = new Object();
+    Object queued = new Object();
+    table.put(gone, 100);
+    table.blankIfHeld(gone);
+    table.take(gone); // its stamped run; the blank's task left its queue unseen
+    table.put(queued, 100);
+    table.blankIfHeld(queued);
+    table.take(queued); // a blank at the head of a task still queued stays
+    assertThat(table.sweep(50, t -> t == queued)).isEqualTo(1);
+    assertThat(table.size()).isEqualTo(1);
+    assertThat(table.heldEntries()).isEqualTo(1);
+    assertThat(table.takeIfHeld(gone)).isEqualTo(StampTable.NONE);
+    assertThat(table.takeIfHeld(queued)).isEqualTo(StampTable.BLANK);
+  }
+
+  /**
+   * Producers hand tasks (new objects, and each producer's one shared object) to workers through
+   * a queue, stamping about one in four and leaving blanks otherwise, as the sink does in sampled
+   * mode; workers take with {@link StampTable#takeIfHeld}. A new object's worker finds exactly its
+   * own stamp, or nothing; every stamp put is taken once; nothing is left.
+   */
+  @RepeatedTest(3)
+  void sampledHandoversUnderConcurrencyFindTheirStampsAndLeaveNothing() throws Exception {
+    StampTable table = new StampTable(1 << 20);
+    int producers = 4;
+    int workers = 4;
+    int perProducer = 50_000;
+    java.util.concurrent.BlockingQueue<Object[]> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+    java.util.concurrent.atomic.AtomicLong nextStamp = new java.util.concurrent.atomic.AtomicLong(1);
+    java.util.concurrent.atomic.LongAdder stampsPut = new java.util.concurrent.atomic.LongAdder();
+    java.util.concurrent.atomic.LongAdder stampsTaken = new java.util.concurrent.atomic.LongAdder();
+    java.util.concurrent.atomic.LongAdder stampSum = new java.util.concurrent.atomic.LongAdder();
+    java.util.concurrent.atomic.LongAdder takenSum = new java.util.concurrent.atomic.LongAdder();
+    java.util.concurrent.ConcurrentLinkedQueue<String> wrong = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    Object end = new Object();
+    List<Thread> threads = new ArrayList<>();
+    for (int p = 0; p < producers; p++) {
+      threads.add(new Thread(() -> {
+        Object shared = new SharedTask();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int i = 0; i < perProducer; i++) {
+          Object task = random.nextInt(8) == 0 ? shared : new Object();
+          long stamp = StampTable.NONE;
+          if (random.nextInt(4) == 0) {
+            stamp = nextStamp.getAndIncrement();
+            assertThat(table.put(task, stamp)).isTrue();
+            stampsPut.increment();
+            stampSum.add(stamp);
+          } else {
+            table.blankIfHeld(task);
+          }
+          queue.add(new Object[] {task, stamp});
+        }
+      }));
+    }
+    for (int w = 0; w < workers; w++) {
+      threads.add(new Thread(() -> {
+        try {
+          for (Object[] h; (h = queue.take())[0] != end; ) {
+            long got = table.takeIfHeld(h[0]);
+            if (got != StampTable.NONE && got != StampTable.BLANK) {
+              stampsTaken.increment();
+              takenSum.add(got);
+            }
+            if (!(h[0] instanceof SharedTask) && got != (long) h[1]) {
+              wrong.add("expected " + h[1] + ", took " + got); // a new object: its own, or none
+            }
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (int p = 0; p < producers; p++) {
+      threads.get(p).join();
+    }
+    for (int w = 0; w < workers; w++) {
+      queue.add(new Object[] {end, 0L});
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(wrong).isEmpty();
+    assertThat(stampsTaken.sum()).isEqualTo(stampsPut.sum());
+    assertThat(takenSum.sum()).isEqualTo(stampSum.sum());
+    assertThat(table.size()).isZero();
+    assertThat(table.heldEntries()).isZero();
+  }
+
+  /** One producer's object handed over many times (its runs may take one another's entries). */
+  private static final class SharedTask {}
 }

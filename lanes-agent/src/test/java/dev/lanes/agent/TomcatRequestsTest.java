@@ -76,6 +76,36 @@ class TomcatRequestsTest {
     assertThat(perRequest * 3).isCloseTo(perTask, org.assertj.core.data.Offset.offset(1e-6));
   }
 
+  @Test
+  void sampledTasksAndRequestsAreAllCountedAndOnlyTheTimedOnesCarryAWait() {
+    Pools sampledPools = new Pools(100, 2);
+    StampTable table = new StampTable(100_000);
+    AgentSink sampled = new AgentSink(table, sampledPools, 2);
+    int tasks = 2_000;
+    for (int i = 0; i < tasks; i++) {
+      Runnable task = () -> { };
+      sampled.submitted(pool, task);
+      Object token = sampled.started(pool, task);
+      sampled.requestStarted();
+      sampled.requestStarted();
+      sampled.ended(token, i % 10 == 0 ? new IllegalStateException() : null);
+    }
+    PoolRecord.Snapshot s = sampledPools.recordFor(pool, false).snapshot(System.nanoTime());
+    assertThat(s.ended()).isEqualTo(tasks);
+    assertThat(s.failed()).isEqualTo(tasks / 10);
+    assertThat(s.timedOneIn()).isEqualTo(2);
+    // about one task in two timed (binomial: 1,000 ± 22; the bounds are 9 standard deviations)
+    assertThat(s.timed()).isBetween(800L, 1_200L);
+    assertThat(s.runs().getTotalCount()).isEqualTo(s.timed());
+    assertThat(s.waitedTasks()).isEqualTo(s.timed());
+    assertThat(s.requests().count()).isEqualTo(2L * tasks);
+    assertThat(s.requests().tasks()).isEqualTo(tasks);
+    // the requests of the timed tasks carry a wait (the first the task's, the second none)
+    assertThat(s.requests().waited()).isEqualTo(2 * s.timed());
+    assertThat(s.requests().waitSum()).isEqualTo(s.waitSum());
+    assertThat(table.size()).isZero();
+  }
+
   /** One task of {@link #pool}, stamped {@code waitedNanos} ago, serving {@code requests}. */
   private void runTask(long waitedNanos, int requests) {
     Runnable task = () -> { };

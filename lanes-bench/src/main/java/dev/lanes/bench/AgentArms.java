@@ -33,6 +33,10 @@ import org.openjdk.jmh.runner.RunnerException;
  * and error over every iteration of every fork, and the forks kept apart in the JSON's {@code
  * rawData} and in {@link Row#forks()}.
  *
+ * <p><b>Sampled arm.</b> With {@code --agent-sample N} a third kind of JVM, {@link Row#SAMPLED},
+ * runs with {@code -javaagent:lanes-agent.jar=sample=N}; the fork order rotates over the three
+ * kinds (fork 1: bare, agent, sampled; fork 2: agent, sampled, bare; …).
+ *
  * <p><b>Bimodal forks.</b> On the machine of BENCHMARKS.md a JVM runs a tiny-task batch either
  * fast or about three times slower per task, decided per JVM ("Issue #24"). So besides the
  * all-forks ratio (the goals' verdict), the report gives each arm's fork means in order, how many
@@ -60,16 +64,41 @@ final class AgentArms {
 
   /** The calls an agent run makes, in order (see the class comment). */
   static List<Step> order(BenchRun run) {
+    return order(run, 0);
+  }
+
+  /** As {@link #order(BenchRun)}, with the sampled arm when {@code sample} &gt; 0. */
+  static List<Step> order(BenchRun run, int sample) {
+    List<String> arms = sample > 0 ? List.of(Row.BARE, Row.AGENT, Row.SAMPLED)
+        : List.of(Row.BARE, Row.AGENT);
     List<Step> steps = new ArrayList<>();
     int forks = run.iterations() == null ? 1 : run.iterations().forks();
     for (int f = 1; f <= forks; f++) {
       for (String e : run.params().getOrDefault("executor", List.of(""))) {
-        boolean bareFirst = f % 2 == 1;
-        steps.add(new Step(f, e, bareFirst ? Row.BARE : Row.AGENT));
-        steps.add(new Step(f, e, bareFirst ? Row.AGENT : Row.BARE));
+        for (int k = 0; k < arms.size(); k++) {
+          steps.add(new Step(f, e, arms.get((f - 1 + k) % arms.size())));
+        }
       }
     }
     return steps;
+  }
+
+  /** The JVM arguments of one arm's forks. */
+  static List<String> jvmArgs(String arm, Path agentJar, int sample) {
+    return switch (arm) {
+      case Row.AGENT -> List.of("-javaagent:" + agentJar);
+      case Row.SAMPLED -> List.of("-javaagent:" + agentJar + "=sample=" + sample);
+      default -> List.of();
+    };
+  }
+
+  /** {@code run} with {@code forks} forks of each kind of JVM. */
+  static BenchRun withForks(BenchRun run, int forks) {
+    BenchRun.Iterations it = run.iterations() == null
+        ? new BenchRun.Iterations(1, 1, 3, 1, forks) : run.iterations();
+    return new BenchRun(run.id(), run.suite(), run.include(), run.params(),
+        new BenchRun.Iterations(it.warmups(), it.warmupSeconds(), it.measurements(), it.seconds(),
+            forks), run.agentArms());
   }
 
   /**
@@ -120,22 +149,22 @@ final class AgentArms {
    * Runs {@code run}'s forks in {@link #order}, each JMH call's JSON to {@code <dir>/<id>/}, the
    * merged results to {@code <dir>/<id>.json}; returns one row per executor and arm.
    */
-  static List<Row> run(BenchRun run, Path dir, Path agentJar, String profiler, PrintStream out)
-      throws RunnerException, IOException {
+  static List<Row> run(BenchRun run, Path dir, Path agentJar, int sample, String profiler,
+      PrintStream out) throws RunnerException, IOException {
     Path forkDir = dir.resolve(run.id());
     Files.createDirectories(forkDir);
     Map<String, BenchmarkParams> params = new LinkedHashMap<>();
     Map<String, List<BenchmarkResult>> results = new LinkedHashMap<>();
-    List<Step> steps = order(run);
+    List<Step> steps = order(run, sample);
     for (Step s : steps) {
       BenchRun one = oneFork(run, s.executor());
       Path json = forkDir.resolve(
           String.format(java.util.Locale.ROOT, "%02d-%s-%s.json", s.fork(), s.executor(), s.arm()));
       out.println("\n=== " + run.id() + ": fork " + s.fork() + " of " + forks(run) + ", "
-          + s.executor() + ", " + (s.arm().equals(Row.AGENT) ? "with the agent" : "bare")
+          + s.executor() + ", " + (s.arm().equals(Row.AGENT) ? "with the agent"
+              : s.arm().equals(Row.SAMPLED) ? "with the agent, sample=" + sample : "bare")
           + " → " + json);
-      List<String> jvmArgs =
-          s.arm().equals(Row.AGENT) ? List.of("-javaagent:" + agentJar) : List.of();
+      List<String> jvmArgs = jvmArgs(s.arm(), agentJar, sample);
       for (RunResult rr : new Runner(BenchMain.options(one, json, profiler, jvmArgs).build()).run()) {
         String key = s.executor() + "|" + s.arm();
         params.putIfAbsent(key, rr.getParams());

@@ -35,7 +35,7 @@ public final class BenchMain {
   static final String USAGE =
       """
       usage: ./lanes bench [--quick] [--only SUITES] [--executors NAMES] [--out DIR] [--prof NAME]
-                           [--agent-jar PATH]
+                           [--agent-jar PATH] [--agent-sample N] [--agent-forks N]
 
         --quick            a short pass (1 fork, 1-second iterations, fewer executors in the
                            scaling, memory and work suites; at least %d minutes of iterations)
@@ -55,6 +55,10 @@ public final class BenchMain {
                            or dev.lanes.bench.ThreadCpuProfiler (CPU a task: producers, others)
         --agent-jar PATH   the lanes agent for the agent suite (default: the -Dlanes.agentJar
                            property, else lanes-agent/target/lanes-agent.jar in this repository)
+        --agent-sample N   the agent suite gets a third kind of JVM, "sampled": the agent with
+                           its option sample=N (1..1024; it times about 1 task in N)
+        --agent-forks N    forks of each kind of JVM in the agent suite (1..100), instead of the
+                           plan's
         --help             this text
 
       Ratios are computed against tpe-lbq (tpe-abq in a table without it, as in the shared-latch
@@ -98,7 +102,7 @@ public final class BenchMain {
 
   /** Parsed command line. */
   record Args(boolean quick, Set<String> only, Set<String> executors, Path out, String profiler,
-      boolean help, String agentJar) {
+      boolean help, String agentJar, int agentSample, int agentForks) {
 
     static Args parse(String[] args) {
       boolean quick = false;
@@ -108,6 +112,8 @@ public final class BenchMain {
       Path out = Path.of("bench-results");
       String prof = null;
       String agentJar = null;
+      int agentSample = 0;
+      int agentForks = 0;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
@@ -119,10 +125,25 @@ public final class BenchMain {
           case "--out" -> out = Path.of(value(args, ++i, a));
           case "--prof" -> prof = value(args, ++i, a);
           case "--agent-jar" -> agentJar = value(args, ++i, a);
+          case "--agent-sample" -> agentSample = number(value(args, ++i, a), a, 1, 1024);
+          case "--agent-forks" -> agentForks = number(value(args, ++i, a), a, 1, 100);
           default -> throw new UsageException("unknown option '" + a + "'");
         }
       }
-      return new Args(quick, only, executors, out, prof, help, agentJar);
+      return new Args(quick, only, executors, out, prof, help, agentJar, agentSample, agentForks);
+    }
+
+    private static int number(String value, String option, int min, int max) {
+      try {
+        int n = Integer.parseInt(value);
+        if (n >= min && n <= max) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // the message below
+      }
+      throw new UsageException(option + " must be a whole number between " + min + " and " + max
+          + ", was '" + value + "'");
     }
 
     private static String value(String[] args, int i, String option) {
@@ -196,7 +217,8 @@ public final class BenchMain {
     List<Row> rows = new ArrayList<>();
     for (BenchRun run : plan) {
       if (run.agentArms()) {
-        rows.addAll(AgentArms.run(run, dir, agentJar, args.profiler(), out));
+        BenchRun forked = args.agentForks() == 0 ? run : AgentArms.withForks(run, args.agentForks());
+        rows.addAll(AgentArms.run(forked, dir, agentJar, args.agentSample(), args.profiler(), out));
         continue;
       }
       Path json = dir.resolve(run.id() + ".json");

@@ -104,14 +104,58 @@ final class BenchReport {
     if (!first.otherParams().isEmpty()) {
       out.append(" (").append(first.otherParams()).append(")");
     }
-    out.append(", instrumented = with `-javaagent:lanes-agent.jar`, bare = without; all forks\n\n")
-        .append("| executor | bare (").append(unit).append(") | instrumented | instrumented / bare |")
-        .append(" ratio range | CPU ns/task bare | instrumented | CPU instrumented / bare |\n")
-        .append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.append(", instrumented = with `-javaagent:lanes-agent.jar`, bare = without; all forks\n\n");
     List<String> executors = rows.stream().map(Row::executor).distinct().toList();
+    armTable(out, rows, executors, unit, Row.AGENT, "instrumented");
+    if (rows.stream().anyMatch(r -> r.arm().equals(Row.SAMPLED))) {
+      out.append("\nsampled = with `-javaagent:lanes-agent.jar=sample=N` (`--agent-sample N`);")
+          .append(" the same bare forks; all forks\n\n");
+      armTable(out, rows, executors, unit, Row.SAMPLED, "sampled");
+    }
+    out.append("\nEach fork's mean, in run order (").append(unit).append(" at CPU ns/task); fast =")
+        .append(" CPU per task ≤ ").append(AgentArms.FAST_CPU_FACTOR)
+        .append("× the arm's lowest fork\n\n")
+        .append("| executor | JVM | forks | fast | fast median | fast median CPU ns/task |")
+        .append(" fast medians instrumented / bare (tasks/s, CPU) |\n")
+        .append("|---|---|---|---:|---:|---:|---:|\n");
     for (String e : executors) {
       Optional<Row> bare = arm(rows, e, Row.BARE);
-      Optional<Row> agent = arm(rows, e, Row.AGENT);
+      for (String a : List.of(Row.BARE, Row.AGENT, Row.SAMPLED)) {
+        Optional<Row> r = arm(rows, e, a);
+        if (r.isEmpty()) {
+          continue;
+        }
+        AgentArms.Modes m = AgentArms.modes(r.get().forks());
+        StringBuilder forks = new StringBuilder();
+        for (Row.Fork f : r.get().forks()) {
+          forks.append(forks.isEmpty() ? "" : ", ").append(big(f.score()))
+              .append(Double.isNaN(f.cpuPerTask()) ? "" : " at " + fmt1(f.cpuPerTask()));
+        }
+        out.append("| ").append(e).append(" | ").append(a.equals(Row.AGENT) ? "instrumented"
+                : a.equals(Row.SAMPLED) ? "sampled" : "bare")
+            .append(" | ").append(forks).append(" | ").append(m.fast()).append(" of ")
+            .append(m.all()).append(" | ").append(big(m.medianScore())).append(" | ")
+            .append(fmt1(m.medianCpu())).append(" | ");
+        if (!a.equals(Row.BARE) && bare.isPresent()) {
+          AgentArms.Modes b = AgentArms.modes(bare.get().forks());
+          out.append(fmt2(m.medianScore() / b.medianScore())).append(", ")
+              .append(fmt2(m.medianCpu() / b.medianCpu()));
+        }
+        out.append(" |\n");
+      }
+    }
+  }
+
+  /** Per executor: the bare JVMs' figures, arm {@code arm}'s, and their ratios. */
+  private static void armTable(StringBuilder out, List<Row> rows, List<String> executors,
+      String unit, String arm, String label) {
+    out.append("| executor | bare (").append(unit).append(") | ").append(label).append(" | ")
+        .append(label).append(" / bare |").append(" ratio range | CPU ns/task bare | ")
+        .append(label).append(" | CPU ").append(label).append(" / bare |\n")
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (String e : executors) {
+      Optional<Row> bare = arm(rows, e, Row.BARE);
+      Optional<Row> agent = arm(rows, e, arm);
       out.append("| ").append(e).append(" | ")
           .append(bare.map(r -> big(r.score()) + " ± " + big(r.error())).orElse("–")).append(" | ")
           .append(agent.map(r -> big(r.score()) + " ± " + big(r.error())).orElse("–")).append(" | ");
@@ -126,37 +170,6 @@ final class BenchReport {
       out.append(" | ").append(Double.isNaN(cb) ? "–" : fmt1(cb)).append(" | ")
           .append(Double.isNaN(ca) ? "–" : fmt1(ca)).append(" | ")
           .append(Double.isNaN(cb) || Double.isNaN(ca) ? "–" : fmt2(ca / cb)).append(" |\n");
-    }
-    out.append("\nEach fork's mean, in run order (").append(unit).append(" at CPU ns/task); fast =")
-        .append(" CPU per task ≤ ").append(AgentArms.FAST_CPU_FACTOR)
-        .append("× the arm's lowest fork\n\n")
-        .append("| executor | JVM | forks | fast | fast median | fast median CPU ns/task |")
-        .append(" fast medians instrumented / bare (tasks/s, CPU) |\n")
-        .append("|---|---|---|---:|---:|---:|---:|\n");
-    for (String e : executors) {
-      Optional<Row> bare = arm(rows, e, Row.BARE);
-      for (String a : List.of(Row.BARE, Row.AGENT)) {
-        Optional<Row> r = arm(rows, e, a);
-        if (r.isEmpty()) {
-          continue;
-        }
-        AgentArms.Modes m = AgentArms.modes(r.get().forks());
-        StringBuilder forks = new StringBuilder();
-        for (Row.Fork f : r.get().forks()) {
-          forks.append(forks.isEmpty() ? "" : ", ").append(big(f.score()))
-              .append(Double.isNaN(f.cpuPerTask()) ? "" : " at " + fmt1(f.cpuPerTask()));
-        }
-        out.append("| ").append(e).append(" | ").append(a.equals(Row.AGENT) ? "instrumented" : "bare")
-            .append(" | ").append(forks).append(" | ").append(m.fast()).append(" of ")
-            .append(m.all()).append(" | ").append(big(m.medianScore())).append(" | ")
-            .append(fmt1(m.medianCpu())).append(" | ");
-        if (a.equals(Row.AGENT) && bare.isPresent()) {
-          AgentArms.Modes b = AgentArms.modes(bare.get().forks());
-          out.append(fmt2(m.medianScore() / b.medianScore())).append(", ")
-              .append(fmt2(m.medianCpu() / b.medianCpu()));
-        }
-        out.append(" |\n");
-      }
     }
   }
 

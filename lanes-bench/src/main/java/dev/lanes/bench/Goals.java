@@ -119,8 +119,13 @@ final class Goals {
         {"agent-work-distinct", "work-sized tasks, one task object per task", "0.97"}}) {
       double target = Double.parseDouble(w[2]);
       String goal = "agent: instrumented tpe-lbq ≥ " + w[2] + "× bare, " + w[1];
-      out.add(agentAllForks(goal + " (all forks)", w[0], target));
-      out.add(agentFastForks(goal + " (fast forks' medians)", w[0], target));
+      out.add(agentAllForks(goal + " (all forks)", w[0], target, Row.AGENT));
+      out.add(agentFastForks(goal + " (fast forks' medians)", w[0], target, Row.AGENT));
+      if (findArm(w[0], TPE_LBQ, Row.SAMPLED).isPresent()) {
+        String sampled = "agent, sampled: tpe-lbq ≥ " + w[2] + "× bare, " + w[1];
+        out.add(agentAllForks(sampled + " (all forks)", w[0], target, Row.SAMPLED));
+        out.add(agentFastForks(sampled + " (fast forks' medians)", w[0], target, Row.SAMPLED));
+      }
     }
     return out;
   }
@@ -143,9 +148,9 @@ final class Goals {
   }
 
   /** Instrumented ÷ bare tpe-lbq over all forks, with the error bars' range; CPU ratio in the note. */
-  private Judgement agentAllForks(String goal, String runId, double target) {
+  private Judgement agentAllForks(String goal, String runId, double target, String arm) {
     Optional<Row> bare = findArm(runId, TPE_LBQ, Row.BARE);
-    Optional<Row> agent = findArm(runId, TPE_LBQ, Row.AGENT);
+    Optional<Row> agent = findArm(runId, TPE_LBQ, arm);
     if (bare.isEmpty() || agent.isEmpty()) {
       return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
     }
@@ -157,9 +162,9 @@ final class Goals {
   }
 
   /** The same on the medians of each arm's fast-mode forks ({@link AgentArms#modes}). */
-  private Judgement agentFastForks(String goal, String runId, double target) {
+  private Judgement agentFastForks(String goal, String runId, double target, String arm) {
     Optional<Row> bare = findArm(runId, TPE_LBQ, Row.BARE);
-    Optional<Row> agent = findArm(runId, TPE_LBQ, Row.AGENT);
+    Optional<Row> agent = findArm(runId, TPE_LBQ, arm);
     if (bare.isEmpty() || agent.isEmpty() || bare.get().forks().isEmpty()
         || agent.get().forks().isEmpty()) {
       return new Judgement(goal, "–", Verdict.NOT_MEASURED, "");
@@ -265,7 +270,7 @@ final class Goals {
         rows.stream()
             .filter(BenchReport::isThroughput)
             .filter(r -> r.executor().equals(TPE_LBQ))
-            .filter(r -> !r.arm().equals(Row.AGENT)) // an instrumented pool is no baseline
+            .filter(r -> r.arm().isEmpty() || r.arm().equals(Row.BARE)) // an instrumented pool is no baseline
             .filter(r -> r.score() > 0 && !Double.isNaN(r.error()))
             .max(java.util.Comparator.comparingDouble(r -> r.error() / r.score()));
     if (worst.isEmpty()) {

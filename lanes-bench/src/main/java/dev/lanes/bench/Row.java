@@ -40,6 +40,8 @@ record Row(
 
   static final String BARE = "bare";
   static final String AGENT = "agent";
+  /** The agent with its option {@code sample=N} ({@code --agent-sample N}). */
+  static final String SAMPLED = "sampled";
 
   Row {
     params = Collections.unmodifiableMap(new LinkedHashMap<>(params));

@@ -169,6 +169,54 @@ class AgentArmsTest {
   }
 
   @Test
+  void aSampledArmRotatesWithTheOthersAndGetsTheAgentWithItsSampleOption() {
+    BenchRun run = new BenchRun("agent-tiny", "agent", "x",
+        Map.of("executor", List.of("tpe-lbq"), "cap", List.of("2")),
+        new BenchRun.Iterations(2, 2, 10, 1, 3), true);
+    assertThat(AgentArms.order(run, 16)).containsExactly(
+        new AgentArms.Step(1, "tpe-lbq", "bare"), new AgentArms.Step(1, "tpe-lbq", "agent"),
+        new AgentArms.Step(1, "tpe-lbq", "sampled"),
+        new AgentArms.Step(2, "tpe-lbq", "agent"), new AgentArms.Step(2, "tpe-lbq", "sampled"),
+        new AgentArms.Step(2, "tpe-lbq", "bare"),
+        new AgentArms.Step(3, "tpe-lbq", "sampled"), new AgentArms.Step(3, "tpe-lbq", "bare"),
+        new AgentArms.Step(3, "tpe-lbq", "agent"));
+    Path jar = Path.of("/r/lanes-agent.jar");
+    assertThat(AgentArms.jvmArgs("sampled", jar, 16)).containsExactly("-javaagent:/r/lanes-agent.jar=sample=16");
+    assertThat(AgentArms.jvmArgs("agent", jar, 16)).containsExactly("-javaagent:/r/lanes-agent.jar");
+    assertThat(AgentArms.jvmArgs("bare", jar, 16)).isEmpty();
+    assertThat(AgentArms.withForks(run, 4).iterations()).isEqualTo(new BenchRun.Iterations(2, 2, 10, 1, 4));
+  }
+
+  @Test
+  void theSampleAndForkOptionsAreBoundedAndSayWhatTheyWere() {
+    BenchMain.Args a = BenchMain.Args.parse(new String[] {"--agent-sample", "16", "--agent-forks", "3"});
+    assertThat(a.agentSample()).isEqualTo(16);
+    assertThat(a.agentForks()).isEqualTo(3);
+    assertThat(BenchMain.Args.parse(new String[0]).agentSample()).isZero();
+    assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {"--agent-sample", "0"}))
+        .hasMessage("--agent-sample must be a whole number between 1 and 1024, was '0'");
+    assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {"--agent-forks", "many"}))
+        .hasMessage("--agent-forks must be a whole number between 1 and 100, was 'many'");
+  }
+
+  @Test
+  void theSampledArmHasItsOwnRatioTableForkRowsAndGoals() {
+    List<Row> rows = List.of(
+        row("agent-tiny", "tpe-lbq", "bare", 8e6, 1e6, 300, List.of(new Row.Fork(8e6, 300))),
+        row("agent-tiny", "tpe-lbq", "agent", 4e6, 1e6, 600, List.of(new Row.Fork(4e6, 600))),
+        row("agent-tiny", "tpe-lbq", "sampled", 6e6, 1e6, 400, List.of(new Row.Fork(6e6, 400))));
+    String md = BenchReport.tables(List.of(agentRun("agent-tiny")), rows);
+    assertThat(md).contains("| executor | bare (tasks/s) | sampled | sampled / bare |",
+        "| tpe-lbq | 8.00 M ± 1.00 M | 6.00 M ± 1.00 M | 0.75 |",
+        "| tpe-lbq | sampled | 6.00 M at 400.0 | 1 of 1 | 6.00 M | 400.0 | 0.75, 1.33 |");
+    List<Goals.Judgement> js = Goals.judge(rows);
+    assertThat(goal(js, "agent, sampled: tpe-lbq ≥ 0.7× bare, tiny tasks (fast").verdict())
+        .isEqualTo(Goals.Verdict.MET); // 6 / 8
+    assertThat(goal(js, "agent: instrumented tpe-lbq ≥ 0.7× bare, tiny tasks (fast").verdict())
+        .isEqualTo(Goals.Verdict.MISSED); // 4 / 8
+  }
+
+  @Test
   void narrowingToOtherExecutorsLeavesTheAgentSuiteOnTheBaseline() {
     List<BenchRun> plan = BenchMain.select(BenchPlan.full(),
         BenchMain.Args.parse(new String[] {"--only", "agent", "--executors", "tpe-lbq"}));

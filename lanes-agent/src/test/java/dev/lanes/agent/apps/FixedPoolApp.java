@@ -10,7 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * 2 threads, 400 tasks of 2 ms handed over at once: measures its own tasks' queue wait and run
- * time (stamps taken in the app itself) and prints the means, for the agent's to be compared with.
+ * time (stamps taken in the app itself) and prints the means and standard deviations, for the
+ * agent's to be compared with.
  * A scheduled pool runs 20 tasks due 5 ms apart.
  */
 public final class FixedPoolApp {
@@ -52,6 +53,17 @@ public final class FixedPoolApp {
     ticker.awaitTermination(10, TimeUnit.SECONDS);
     System.out.printf("wait_mean_ms=%.4f%n", waitTotal / 1e6 / tasks);
     System.out.printf("run_mean_ms=%.4f%n", runTotal / 1e6 / tasks);
+    // Standard deviations, for judging a mean over a sample of the tasks (sampled mode).
+    double waitMean = (double) waitTotal / tasks;
+    double runMean = (double) runTotal / tasks;
+    double waitSquares = 0;
+    double runSquares = 0;
+    for (int i = 0; i < tasks; i++) {
+      waitSquares += Math.pow(startedAt[i] - submittedAt[i] - waitMean, 2);
+      runSquares += Math.pow(endedAt[i] - startedAt[i] - runMean, 2);
+    }
+    System.out.printf("wait_sd_ms=%.4f%n", Math.sqrt(waitSquares / tasks) / 1e6);
+    System.out.printf("run_sd_ms=%.4f%n", Math.sqrt(runSquares / tasks) / 1e6);
   }
 
   static java.util.concurrent.ThreadFactory named(String prefix) {
