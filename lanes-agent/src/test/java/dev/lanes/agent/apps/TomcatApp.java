@@ -64,16 +64,8 @@ public final class TomcatApp {
     AtomicReference<String> requestThread = new AtomicReference<>();
     Tomcat tomcat = new Tomcat();
     tomcat.setBaseDir(base.toString());
-    Connector connector = new Connector("HTTP/1.1");
-    connector.setPort(0);
-    connector.setProperty("address", "127.0.0.1");
-    connector.setProperty("maxThreads", String.valueOf(MAX_THREADS));
-    tomcat.getService().addConnector(connector);
-    Connector keepAlive = new Connector("HTTP/1.1");
-    keepAlive.setPort(0);
-    keepAlive.setProperty("address", "127.0.0.1");
-    keepAlive.setProperty("maxThreads", String.valueOf(KEEP_ALIVE_THREADS));
-    tomcat.getService().addConnector(keepAlive);
+    Connector connector = connector(tomcat, MAX_THREADS);
+    Connector keepAlive = connector(tomcat, KEEP_ALIVE_THREADS);
     Context context = tomcat.addContext("", base.toString());
     Tomcat.addServlet(context, "slow", new Answer("slow", SLOW_MS, servletRunNanos, requestThread));
     Tomcat.addServlet(context, "fast", new Answer("fast", 0, servletRunNanos, requestThread));
@@ -310,5 +302,15 @@ public final class TomcatApp {
       resp.getWriter().write(body);
       runNanos.addAndGet(run);
     }
+  }
+
+  /** An HTTP/1.1 connector of {@code tomcat} on a free loopback port with {@code maxThreads} threads. */
+  static Connector connector(Tomcat tomcat, int maxThreads) {
+    Connector connector = new Connector("HTTP/1.1");
+    connector.setPort(0);
+    connector.setProperty("address", "127.0.0.1");
+    connector.setProperty("maxThreads", String.valueOf(maxThreads));
+    tomcat.getService().addConnector(connector);
+    return connector;
   }
 }

@@ -32,11 +32,7 @@ public final class TomcatHoldApp {
     CountDownLatch gate = new CountDownLatch(1);
     Tomcat tomcat = new Tomcat();
     tomcat.setBaseDir(base.toString());
-    Connector connector = new Connector("HTTP/1.1");
-    connector.setPort(0);
-    connector.setProperty("address", "127.0.0.1");
-    connector.setProperty("maxThreads", String.valueOf(MAX_THREADS));
-    tomcat.getService().addConnector(connector);
+    Connector connector = TomcatApp.connector(tomcat, MAX_THREADS);
     Context context = tomcat.addContext("", base.toString());
     Tomcat.addServlet(context, "hold", new Hold(gate));
     context.addServletMappingDecoded("/hold", "hold");
