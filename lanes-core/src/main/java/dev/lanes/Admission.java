@@ -41,11 +41,10 @@ import java.util.function.IntSupplier;
  * tasks, every release took the lock to signal again before (issue #27: 10 % of the CPU with four
  * producers).
  *
- * <p><b>Shedding's state</b> ({@link #aboveTargetSince}) lives here too, because only admission
- * acts on it; it is racy by design (see the field). So do the <b>rules</b> a task is admitted by
- * ({@link #rules}: queue capacity, overflow policy, shedding), one immutable object in a volatile
- * field that a live change replaces whole, so a submitter reads one consistent set with one
- * volatile read.
+ * <p><b>Shedding</b> is decided here too ({@link #shed}): its state, since when waits have stayed
+ * above the target, is racy by design (see the field); workers tell it when a task started within
+ * the target ({@link #started}). The limit a task is admitted against comes
+ * from the caller, who read it from the lane's one {@link Settings} value.
  *
  * <p><b>Failure model.</b> Nothing here blocks (but {@link #awaitRoom}), allocates (beyond the
  * adder's cells on contention) or runs user code.
@@ -60,37 +59,14 @@ final class Admission {
   private final TimingBook book;
   private final LongAdder releasedElsewhere = new LongAdder();
 
-  /**
-   * The rules a submission is admitted by, replaced whole by {@link LaneChange#apply()} (under the
-   * lane's main lock); read once per submission.
-   *
-   * @param queueCapacity how many tasks may wait beyond the running ones
-   * @param overflow what happens to a task that finds the lane full
-   * @param shedTargetNanos shedding's target, 0 when shedding is off
-   * @param shedIntervalNanos shedding's interval, 0 when off
-   */
-  record Rules(int queueCapacity, OverflowPolicy overflow, long shedTargetNanos,
-      long shedIntervalNanos) {}
-
-  volatile Rules rules;
-
-  /** An admission count alone, with placeholder rules (the count's own tests and stress tests). */
+  /** An admission count with waiters re-looking every {@link #RELOOK_NANOS}. */
   Admission(TimingBook book) {
-    this(book, new Rules(1, OverflowPolicy.reject(), 0, 0));
-  }
-
-  Admission(TimingBook book, Rules rules) {
-    this(book, rules, RELOOK_NANOS);
+    this(book, RELOOK_NANOS);
   }
 
   /** As {@link #Admission(TimingBook)}, with waiters re-looking every {@code relookNanos} (tests). */
   Admission(TimingBook book, long relookNanos) {
-    this(book, new Rules(1, OverflowPolicy.reject(), 0, 0), relookNanos);
-  }
-
-  private Admission(TimingBook book, Rules rules, long relookNanos) {
     this.book = book;
-    this.rules = rules;
     this.relookNanos = relookNanos;
   }
 
@@ -232,9 +208,9 @@ final class Admission {
     }
   }
 
-  // ---------------------------------------------------------------- shedding's state
+  // ---------------------------------------------------------------- shedding
 
-  static final long NOT_ABOVE = Long.MIN_VALUE;
+  private static final long NOT_ABOVE = Long.MIN_VALUE;
 
   /**
    * Since when queued tasks have waited longer than the shedding target, or {@link #NOT_ABOVE}.
@@ -242,5 +218,42 @@ final class Admission {
    * the target; racy by design (a stale reading shifts one decision by the width of a race, never
    * loses a task).
    */
-  volatile long aboveTargetSince = NOT_ABOVE;
+  private volatile long aboveTargetSince = NOT_ABOVE;
+
+  /**
+   * Whether a task submitted at {@code now} is shed, under {@code s}: the oldest live queued task
+   * ({@code queued}, stamped {@code headStamp}) has waited longer than the target, and waits have
+   * stayed above it for the interval. The first reading above the target dates the stretch from
+   * when that head crossed it ({@code stamp + target}); a reading at or below it, or an empty
+   * queue, ends the stretch.
+   */
+  boolean shed(long now, boolean queued, long headStamp, Settings s) {
+    if (!queued || now - headStamp <= s.shedTargetNanos) {
+      if (aboveTargetSince != NOT_ABOVE) {
+        aboveTargetSince = NOT_ABOVE;
+      }
+      return false;
+    }
+    long since = aboveTargetSince;
+    if (since == NOT_ABOVE) {
+      since = headStamp + s.shedTargetNanos;
+      aboveTargetSince = since;
+    }
+    return now - since >= s.shedIntervalNanos;
+  }
+
+  /**
+   * A worker started a task that waited {@code waitNanos}: within the target, the stretch of waits
+   * above it ends. One volatile read while shedding is off or no stretch runs.
+   */
+  void started(long waitNanos, Settings.Current s) {
+    if (aboveTargetSince != NOT_ABOVE && waitNanos <= s.get().shedTargetNanos) {
+      aboveTargetSince = NOT_ABOVE;
+    }
+  }
+
+  /** A live change set a new shedding target: a new stretch starts with the next reading. */
+  void newShedTarget() {
+    aboveTargetSince = NOT_ABOVE;
+  }
 }

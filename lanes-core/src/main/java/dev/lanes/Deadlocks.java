@@ -234,7 +234,7 @@ final class Deadlocks {
     WorkerPool p = l.pool;
     int live = p.liveWorkers.get();
     int held = capacityInUse(l);
-    if (held < l.pool.concurrency || live == 0) {
+    if (held < l.pool.concurrency() || live == 0) {
       return null;
     }
     List<Worker> seen = new ArrayList<>(p.workers);
@@ -255,7 +255,7 @@ final class Deadlocks {
 
   /** Permits in use (virtual lane) or core workers (platform lane). */
   private static int capacityInUse(LaneExecutor l) {
-    return l.elastic ? l.pool.permits.get() : l.pool.coreWorkers.get();
+    return l.elastic ? l.pool.permits.held() : l.pool.coreWorkers.get();
   }
 
   /**
@@ -335,7 +335,7 @@ final class Deadlocks {
   /** Parked untimed inside a task (a worker idle in its lane's ring waits for work, not a task). */
   private static boolean parked(Worker w) {
     Thread t = w.thread;
-    return t != null && !w.idle && t.getState() == Thread.State.WAITING;
+    return t != null && !w.idler.idle() && t.getState() == Thread.State.WAITING;
   }
 
   private static Map<String, Double> figures(Suspicion s) {

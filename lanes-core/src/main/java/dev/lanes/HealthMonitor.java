@@ -646,7 +646,7 @@ final class HealthMonitor {
     if (Double.isNaN(meanRun) && last[1] > 0) {
       meanRun = (double) last[3] / last[1]; // nothing ended in the window: use the lane's mean
     }
-    double headAge = ctx.ring.headWaitNanos(now);
+    double headAge = ctx.books.headWaitNanos(now); // the oldest live task
     double wait = Math.max(meanWait, headAge);
     double threshold =
         config.fixedWaitThreshold() != null

@@ -64,8 +64,33 @@ final class LaneBooks {
   final LongAdder cpuBoundSamples = new LongAdder();
   final LongAdder blockingSamples = new LongAdder();
 
+  /** The task listeners; copy-on-write, written under the lane's main lock. */
   @SuppressWarnings("unchecked")
-  volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
+  private volatile Consumer<? super TaskRecord>[] taskListeners = new Consumer[0];
+
+  /** Adds a task listener (under the lane's main lock). */
+  void addTaskListener(Consumer<? super TaskRecord> listener) {
+    Consumer<? super TaskRecord>[] old = taskListeners;
+    Consumer<? super TaskRecord>[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+    grown[old.length] = listener;
+    taskListeners = grown;
+  }
+
+  /** Removes a task listener (under the lane's main lock); true if it was one. */
+  @SuppressWarnings("unchecked")
+  boolean removeTaskListener(Object listener) {
+    List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(taskListeners));
+    if (!keep.remove(listener)) {
+      return false;
+    }
+    taskListeners = keep.toArray(new Consumer[0]);
+    return true;
+  }
+
+  /** The task listeners now, read once per task. */
+  Consumer<? super TaskRecord>[] taskListeners() {
+    return taskListeners;
+  }
 
   /** Drops of {@code execute} tasks when the lane has no exception handler. */
   final DropLog drops;
@@ -152,7 +177,7 @@ final class LaneBooks {
 
   /** The exception that tells of a task the lane refused or ended unrun, with the lane's figures. */
   LaneRejectedException refusal(TaskOutcome outcome) {
-    return new LaneRejectedException(ctx.name, outcome, ctx.admission.rules.queueCapacity(), queuedCount(), running());
+    return new LaneRejectedException(ctx.name, outcome, ctx.settings.get().queueCapacity, queuedCount(), running());
   }
 
   /** An envelope whose future was cancelled while queued (its entry is dead now). */
@@ -164,11 +189,6 @@ final class LaneBooks {
     }
   }
 
-  /**
-   * Ends a task given to {@code execute} that will never run: fails the future that {@code
-   * CompletableFuture.runAsync/supplyAsync} made for it where lanes can reach it, and otherwise
-   * tells the exception handler, so the end is never silent.
-   */
   /**
    * A task given to {@code execute} that the lane accepted and then dropped unrun: a foreign
    * future (a {@code supplyAsync} task) fails; else the lane's own exception handler hears of it,
@@ -225,7 +245,7 @@ final class LaneBooks {
     }
     Runnable run = (Runnable) x;
     LaneFuture<?> e = LaneFuture.internal(ctx.lane, run, run, "", tk.stamp);
-    e.id = tk.position + 1;
+    e.number(tk.position + 1);
     return e;
   }
 
@@ -244,6 +264,44 @@ final class LaneBooks {
       }
       return x;
     }
+  }
+
+  /**
+   * The oldest live entry, without taking it (its stamp in {@code tk}), or null: dead entries seen
+   * at the head (a task cancelled or claimed while queued) are dropped on the way, so a queue that
+   * holds only dead entries reads as empty to shedding, health and {@code oldestQueuedNanos}.
+   */
+  Object peekLive(TaskRing.Taken tk) {
+    for (int missed = 0; ; ) {
+      Object x = ctx.ring.peek(tk);
+      if (!(x instanceof LaneFuture<?> e) || e.taskState() == LaneFuture.QUEUED) {
+        return x;
+      }
+      if (ctx.ring.dropHead(x)) {
+        deadEntries.decrementAndGet();
+      } else if (++missed == 16) {
+        // behind an entry still being published, or raced: its taker drops it; read it as it is
+        return x;
+      }
+    }
+  }
+
+  /** How long the oldest live queued task has waited at {@code now}, or 0 with none queued. */
+  long headWaitNanos(long now) {
+    TaskRing.Taken tk = new TaskRing.Taken();
+    return peekLive(tk) == null ? 0 : Math.max(0, now - tk.stamp);
+  }
+
+  /**
+   * Puts an entry a worker took back at the head of the queue, unrun (the worker's permit or
+   * thread was surplus after a lowered concurrency), and wakes an idle worker for it.
+   */
+  void putBack(Object x, TaskRing.Taken tk) {
+    if (x instanceof LaneFuture<?> e) {
+      e.untake();
+    }
+    ctx.ring.putBack(x, tk.stamp, tk.position);
+    ctx.ring.wakeIdle();
   }
 
   /**
@@ -474,6 +532,24 @@ final class LaneBooks {
       }
     }
     return n + (int) Math.max(0, callerRunning.sum());
+  }
+
+  /** A caller starts to run a task (caller-runs), before it re-reads the lane's state. */
+  void callerStarts() {
+    callerRunning.increment();
+  }
+
+  /** A caller's task ended (or was refused): a shutting-down lane may terminate now. */
+  void callerEnds() {
+    callerRunning.decrement();
+    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
+      ctx.lifecycle.tryTerminate();
+    }
+  }
+
+  /** Callers running a task now (caller-runs). */
+  long callersRunning() {
+    return callerRunning.sum();
   }
 
   /** Tasks that entered the ring (less second appends) or ran on their caller. */

@@ -33,6 +33,8 @@ final class LaneContext {
   final ThreadFactory threadFactory;
 
   // ---------------------------------------------------------------- parts
+  /** The settings a live change may replace: one value in one field (see {@link Settings}). */
+  final Settings.Current settings;
   /** Accepted tasks not yet started, as entries (the hand-off). */
   final TaskRing ring;
   /** Timings and outcomes of tasks that ran: single-writer tallies and their reader. */
@@ -64,12 +66,13 @@ final class LaneContext {
     this.threadFactory = threadFactory;
     this.ring = ring;
     this.timings = timings;
-    this.admission = new Admission(timings, new Admission.Rules(
-        b.queueCapacity, b.overflow, b.shedTargetNanos, b.shedIntervalNanos));
+    this.settings = new Settings.Current(new Settings(b.concurrency, b.queueCapacity, b.overflow,
+        b.shedTargetNanos, b.shedIntervalNanos, b.health()));
+    this.admission = new Admission(timings);
     this.gate = b.gate;
     // The parts keep this context; none uses it before the lane's constructor returns.
     this.books = new LaneBooks(this, b.exceptionHandler);
-    this.pool = new WorkerPool(this, b.concurrency);
+    this.pool = new WorkerPool(this);
     this.lifecycle = new Lifecycle(this);
     this.health = new HealthMonitor(this, lane, b.health());
   }

@@ -72,6 +72,19 @@ final class LaneEvents {
 
     @Label("Outcome")
     String outcome;
+
+    /** Fills in the task's figures and commits the event. */
+    void commit(String lane, String label, long taskId, long queueWait, long runTime,
+        long cpuTime, String outcome) {
+      this.lane = lane;
+      this.label = label;
+      this.taskId = taskId;
+      this.queueWait = queueWait;
+      this.runTime = runTime;
+      this.cpuTime = cpuTime;
+      this.outcome = outcome;
+      commit();
+    }
   }
 
   @Name("dev.lanes.HealthTransition")

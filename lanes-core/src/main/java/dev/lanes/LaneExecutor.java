@@ -1,6 +1,5 @@
 package dev.lanes;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -86,7 +85,7 @@ import java.util.function.Consumer;
  *       with a pass ({@link Worker}, "The gate"); without one it parks, the entry stays queued.
  *       {@link WorkerPool#wakeAll} wakes workers parked at the gate as well as idle ones; what the
  *       gate throws is "not now" with a back-off, logged at most once per 10 s ({@link
- *       WorkerPool#enterGate}, {@link WorkerPool#exitGate}); a refusal ends the oldest entry
+ *       Worker#enterGate}, {@link WorkerPool#exitGate}); a refusal ends the oldest entry
  *       through {@link LaneBooks#endQueued} ({@link LaneBooks#refuseOldest}). No gate, no cost beyond a null check per loop and per run.
  *   <li><b>Listeners</b> live in copy-on-write arrays; with none, no {@link TaskRecord} is made.
  *   <li><b>Timing</b> and a task's run are the worker's ({@link Worker}, class comment).
@@ -251,17 +250,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public int concurrency() {
-    return pool.concurrency;
+    return ctx.settings.get().concurrency;
   }
 
   @Override
   public int queueCapacity() {
-    return admission.rules.queueCapacity();
+    return ctx.settings.get().queueCapacity;
   }
 
   @Override
   public OverflowPolicy overflow() {
-    return admission.rules.overflow();
+    return ctx.settings.get().overflow;
   }
 
   // ---------------------------------------------------------------- submission
@@ -462,16 +461,16 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         && !(run instanceof CompletableFuture.AsynchronousCompletionTask)
         && !(run instanceof LaneFuture<?>)) { // a ring entry that is a LaneFuture is its envelope
       long now = ticker.read();
-      Admission.Rules rules = admission.rules;
-      boolean shed = rules.shedTargetNanos() != 0 && shedding(now, rules);
-      if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit(rules)) {
+      Settings rules = ctx.settings.get();
+      boolean shed = rules.shedTargetNanos != 0 && shedding(now, rules);
+      if (lifecycle.runState == Lifecycle.RUNNING && !shed && admission.tryAdmit(rules.room())) {
         append(run, now);
         afterAppend(run);
         return;
       }
       if (lifecycle.runState == Lifecycle.RUNNING && !shed
-          && rules.overflow().kind() == OverflowPolicy.Kind.BLOCK_CALLER
-          && waitForRoom(rules.overflow().timeout().toNanos())) {
+          && rules.overflow.kind() == OverflowPolicy.Kind.BLOCK_CALLER
+          && waitForRoom(rules.overflow.timeout().toNanos())) {
         // it waited for room and got it: it rides in the ring as it is, like one that found room
         // at once (no envelope to allocate; BENCHMARKS.md: 2.4 -> 0.44 bytes a task in
         // scaling-tasks 10 M, whose producer keeps the lane full)
@@ -497,15 +496,13 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       future.prepare(work, label, ticker.read(), timed);
       e = future;
     } else {
-      e = LaneFuture.internal(this, work, source, label, ticker.read());
-      e.timed = timed;
-      if (run instanceof CompletableFuture.AsynchronousCompletionTask) {
-        e.submitter = WaitTracker.current(); // a worker of a lane that waits on it, perhaps
-      }
+      e = LaneFuture.internal(this, work, source, label, ticker.read(), timed,
+          // a JDK async task: the worker of a lane that waits on it, perhaps
+          run instanceof CompletableFuture.AsynchronousCompletionTask ? WaitTracker.current() : null);
     }
-    Admission.Rules rules = admission.rules;
-    boolean shed = rules.shedTargetNanos() != 0 && shedding(e.acceptedNanos, rules);
-    if (lifecycle.runState == Lifecycle.RUNNING && !shed && tryAdmit(rules)) {
+    Settings rules = ctx.settings.get();
+    boolean shed = rules.shedTargetNanos != 0 && shedding(e.acceptedNanos, rules);
+    if (lifecycle.runState == Lifecycle.RUNNING && !shed && admission.tryAdmit(rules.room())) {
       append(e, e.acceptedNanos);
       afterAppend(e);
       return;
@@ -517,17 +514,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    * A task the lane had no room for at once, or refuses: shut down, shed ({@code shed}), or else
    * the overflow policy decides.
    */
-  private void acceptSlowly(LaneFuture<?> t, boolean shed, Admission.Rules rules) {
+  private void acceptSlowly(LaneFuture<?> t, boolean shed, Settings rules) {
     acceptSlowly(t, shed, rules, false);
   }
 
   /**
-   * As {@link #acceptSlowly(LaneFuture, boolean, Admission.Rules)}; {@code waitedForRoom}: a plain
+   * As {@link #acceptSlowly(LaneFuture, boolean, Settings)}; {@code waitedForRoom}: a plain
    * task whose caller already waited for room if the policy is block-caller, in vain (the time is
    * up, the lane stopped accepting, or the caller was interrupted), so it is refused without
    * waiting again.
    */
-  private void acceptSlowly(LaneFuture<?> t, boolean shed, Admission.Rules rules,
+  private void acceptSlowly(LaneFuture<?> t, boolean shed, Settings rules,
       boolean waitedForRoom) {
     if (lifecycle.runState != Lifecycle.RUNNING) {
       reject(t, TaskOutcome.SHUTDOWN);
@@ -535,10 +532,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (shed) {
       reject(t, TaskOutcome.SHED);
     }
-    if (waitedForRoom && rules.overflow().kind() == OverflowPolicy.Kind.BLOCK_CALLER) {
+    if (waitedForRoom && rules.overflow.kind() == OverflowPolicy.Kind.BLOCK_CALLER) {
       reject(t, TaskOutcome.BLOCK_TIMEOUT);
     }
-    if (overflow(t, rules.overflow())) {
+    if (overflow(t, rules.overflow)) {
       afterAppend(t);
     }
   }
@@ -580,40 +577,19 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** How many unfinished tasks the lane accepts now: its concurrency plus its queue capacity. */
   private int admissionLimit() {
-    return pool.concurrency + admission.rules.queueCapacity();
+    return ctx.settings.get().room();
   }
 
-  /**
-   * Whether a task submitted at {@code now} is shed: the head of the queue has waited longer than
-   * the target, and waits have stayed above it for the interval. The first reading above the
-   * target dates the stretch from when that head crossed it ({@code stamp + target}); a reading
-   * at or below it, or an empty queue, ends the stretch.
-   */
-  private boolean shedding(long now, Admission.Rules rules) {
-    long shedTargetNanos = rules.shedTargetNanos();
+  /** Whether a task submitted at {@code now} is shed ({@link Admission#shed}). */
+  private boolean shedding(long now, Settings rules) {
     TaskRing.Taken head = new TaskRing.Taken();
-    if (ring.peek(head) == null || now - head.stamp <= shedTargetNanos) {
-      if (admission.aboveTargetSince != Admission.NOT_ABOVE) {
-        admission.aboveTargetSince = Admission.NOT_ABOVE;
-      }
-      return false;
-    }
-    long since = admission.aboveTargetSince;
-    if (since == Admission.NOT_ABOVE) {
-      since = head.stamp + shedTargetNanos;
-      admission.aboveTargetSince = since;
-    }
-    return now - since >= rules.shedIntervalNanos();
+    boolean queued = books.peekLive(head) != null;
+    return admission.shed(now, queued, head.stamp, rules);
   }
 
   /** Takes a slot if the lane has room for one more unfinished task. */
   private boolean tryAdmit() {
     return admission.tryAdmit(admissionLimit());
-  }
-
-  /** As {@link #tryAdmit()}, under the rules the caller read. */
-  private boolean tryAdmit(Admission.Rules rules) {
-    return admission.tryAdmit(pool.concurrency + rules.queueCapacity());
   }
 
   /** Appends an admitted envelope. */
@@ -628,7 +604,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         reject(t, TaskOutcome.QUEUE_FULL);
       }
       case CALLER_RUNS -> {
-        t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+        // Counted running before the state is read again: a lane shutting down meanwhile either
+        // sees this caller (and terminates only after its task) or is seen here (and refuses it).
+        books.callerStarts();
+        if (lifecycle.runState != Lifecycle.RUNNING) {
+          books.callerEnds();
+          reject(t, TaskOutcome.SHUTDOWN);
+        }
+        t.number(-outsideRing.incrementAndGet()); // numbered apart: -1, -2, ...
         books.callerRan.increment(); // submitted: before it can start
         Worker.runTask(ctx, null, t, -1);
         return false;
@@ -647,6 +630,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           if (tryAdmit()) {
             enqueue(t);
             break;
+          }
+          if (aWorkerIsComing(idle)) {
+            backOff(idle++); // the oldest queued task is a free worker's: not a victim
+            continue;
           }
           Object x = ring.pollOldest(tk);
           LaneFuture<?> victim = x == null ? null : books.ownedEnvelope(x, tk);
@@ -670,6 +657,22 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
+   * Discard-oldest, on a full lane: whether a worker is free and about to take the oldest queued
+   * task, so that discarding it would drop a task below the lane's room (a lane holds {@code
+   * concurrency} running plus {@code queueCapacity} queued; the JDK's pool hands the first tasks
+   * to new threads directly). A gated lane's tasks wait for the gate, not for a worker; after
+   * {@link #WORKER_COMING_ATTEMPTS} looks (a worker that never comes: its thread could not start)
+   * the oldest is discarded after all.
+   */
+  private boolean aWorkerIsComing(int attempt) {
+    return gate == null && attempt < WORKER_COMING_ATTEMPTS && ring.hasClaimed()
+        && books.running() < concurrency();
+  }
+
+  /** About one second of {@link #backOff} attempts (each parks up to 1 ms after the first 42). */
+  private static final int WORKER_COMING_ATTEMPTS = 1_050;
+
+  /**
    * Waits a little before a retry, longer each time: spins, then yields, then parks up to 1 ms, so
    * a submitter waiting for another thread's few instructions costs no core.
    */
@@ -689,7 +692,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (!waitForRoom(nanos)) {
       return false;
     }
-    t.acceptedNanos = ticker.read(); // its wait in the queue starts now, not when it came
+    t.restamp(ticker.read()); // its wait in the queue starts now, not when it came
     enqueue(t);
     return true;
   }
@@ -702,7 +705,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private void reject(LaneFuture<?> t, TaskOutcome reason) {
     t.refuse(); // never accepted: a later cancel of its future touches no books
-    t.id = -outsideRing.incrementAndGet(); // numbered apart: -1, -2, ...
+    t.number(-outsideRing.incrementAndGet()); // numbered apart: -1, -2, ...
     books.refused.get(reason).increment(); // submitted and ended in one count (see stats())
     health.noteWork(); // a refusal moves the health of a resting lane too
     books.publish(t, "", -1, ticker.read(), -1, reason);
@@ -728,31 +731,23 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     }
     mainLock.lock();
     try {
-      pool.concurrency = newConcurrency;
+      Settings now = ctx.settings.get();
+      if (now.concurrency == newConcurrency) {
+        return;
+      }
+      replaceSettings(now, new Settings(newConcurrency, now.queueCapacity, now.overflow,
+          now.shedTargetNanos, now.shedIntervalNanos, now.health));
+      pool.concurrencyChanged(newConcurrency);
     } finally {
       mainLock.unlock();
     }
-    afterConcurrencyChanged();
   }
 
-  /** Starts threads for a raised concurrency, or tells the surplus to retire. */
-  private void afterConcurrencyChanged() {
-    if (elastic) {
-      pool.dispatch();
-      pool.wakeAll(); // workers parked at the gate (or idle) look at the new concurrency
-      return;
+  /** Under {@code mainLock}: the one write of the lane's settings. */
+  private void replaceSettings(Settings now, Settings next) {
+    if (!ctx.settings.replace(now, next)) {
+      throw new IllegalStateException("lane \"" + name + "\": settings changed outside the lock");
     }
-    // Platform lane: start threads up to the new figure; extra threads retire when free.
-    while (lifecycle.runState == Lifecycle.RUNNING) {
-      int c = pool.coreWorkers.get();
-      if (c >= pool.concurrency) {
-        break;
-      }
-      if (!pool.startCoreWorker()) {
-        break;
-      }
-    }
-    pool.wakeAll(); // an idle worker re-checks whether it is one too many
   }
 
   // ---------------------------------------------------------------- live changes
@@ -763,12 +758,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public LaneSettings settings() {
-    Admission.Rules r = admission.rules;
-    HealthSettings h = health.settings();
-    return new LaneSettings(pool.concurrency, r.queueCapacity(), r.overflow(),
-        Duration.ofNanos(r.shedTargetNanos()), Duration.ofNanos(r.shedIntervalNanos()),
-        h.waitToRunRatio(), h.fixedWaitThreshold(), h.window(), h.minWait(), h.enterAfter(),
-        h.exitAfter());
+    return ctx.settings.get().view();
   }
 
   @Override
@@ -778,11 +768,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /**
    * Applies a change (see {@link LaneChange}): under {@code mainLock}, so changes (and {@link
-   * #setConcurrency}'s write) happen one at a time, each from what the last one left; the new
-   * admission rules and health settings are each one volatile write of an immutable object, so a
-   * submitter or a health check sees the old set or the new one, never a mix. Then, outside the
-   * lock: threads for a raised concurrency, a wake-up for callers blocked for room, the log line,
-   * the JFR event and the listeners.
+   * #setConcurrency}) happen one at a time, each from what the last one left; the lane's settings
+   * are one immutable value replaced by one compare-and-set, so every decision sees the old set
+   * or the new one, never a mix; a virtual lane's permit limit follows before the lock is let go
+   * (so two changes leave it in their order). Then, outside the lock: a wake-up for callers
+   * blocked for room, the log line, the JFR event and the listeners.
    */
   LaneSettings apply(LaneChange change) {
     LaneSettings before;
@@ -793,25 +783,24 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         throw new IllegalStateException(SettingChecks.prefix(name)
             + "is shut down; its settings no longer change");
       }
-      before = settings();
+      Settings now = ctx.settings.get();
+      before = now.view();
       after = change.over(before);
       SettingChecks.gateAllows(name, gate, after.overflow());
       if (after.equals(before)) {
         return before;
       }
-      Admission.Rules old = admission.rules;
-      admission.rules = new Admission.Rules(after.queueCapacity(), after.overflow(),
-          after.shedTarget().toNanos(), after.shedInterval().toNanos());
-      if (old.shedTargetNanos() != after.shedTarget().toNanos()) {
-        admission.aboveTargetSince = Admission.NOT_ABOVE; // a new target: a new stretch
+      Settings next = now.with(after);
+      replaceSettings(now, next);
+      if (now.shedTargetNanos != next.shedTargetNanos) {
+        admission.newShedTarget();
       }
-      health.settings(health.settings().with(after));
-      pool.concurrency = after.concurrency();
+      health.settings(next.health);
+      if (next.concurrency != now.concurrency) {
+        pool.concurrencyChanged(next.concurrency);
+      }
     } finally {
       mainLock.unlock();
-    }
-    if (after.concurrency() != before.concurrency()) {
-      afterConcurrencyChanged();
     }
     if (after.concurrency() + after.queueCapacity()
         > before.concurrency() + before.queueCapacity()) {
@@ -879,7 +868,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Permits in use now (virtual lanes); for tests. */
   int permitsInUse() {
-    return pool.permits.get();
+    return pool.permits.held();
   }
 
   // ---------------------------------------------------------------- records
@@ -889,10 +878,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     Objects.requireNonNull(listener, "listener");
     mainLock.lock();
     try {
-      Consumer<? super TaskRecord>[] old = books.taskListeners;
-      Consumer<? super TaskRecord>[] grown = java.util.Arrays.copyOf(old, old.length + 1);
-      grown[old.length] = listener;
-      books.taskListeners = grown;
+      books.addTaskListener(listener);
     } finally {
       mainLock.unlock();
     }
@@ -915,11 +901,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         settingsListeners = keepSettings.toArray(new Consumer[0]);
         removed = true;
       }
-      List<Consumer<? super TaskRecord>> keep = new ArrayList<>(List.of(books.taskListeners));
-      if (keep.remove(listener)) {
-        books.taskListeners = keep.toArray(new Consumer[0]);
-        removed = true;
-      }
+      removed |= books.removeTaskListener(listener);
     } finally {
       mainLock.unlock();
     }
@@ -944,15 +926,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     return books.running();
   }
 
-  int liveWorkerCount() {
-    return pool.liveWorkers.get();
-  }
-
-  /** Tasks that started, ever (on a worker, or on a caller by caller-runs). */
-  long startedCount() {
-    return timings.started();
-  }
-
   /**
    * A snapshot whose books balance: {@code submitted = Σ ended + queued + running}, with {@code
    * started ≤ submitted}, {@code queued ≥ 0} and {@code running ≥ 0}, however busy the lane.
@@ -971,6 +944,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   @Override
   public LaneStats stats() {
+    Settings set = ctx.settings.get();
     long now = ticker.read();
     LaneBooks b = books;
     long e0 = b.enteredCount();
@@ -1006,7 +980,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     ended.put(TaskOutcome.RETURNED, returnedNow);
     long endedRan = completed + failed + cancelledRan;
     int running = (int) Math.max(0, started - endedRan);
-    long room = Math.max(0, (long) admissionLimit() - running);
+    long room = Math.max(0, (long) set.room() - running);
     long entered = Math.max(e0, Math.min(e3, started + endedFromQueue + room));
     int queued = (int) Math.max(0, entered - started - endedFromQueue);
     long submitted = entered + refusedNow;
@@ -1022,11 +996,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         started,
         ended,
         queued,
-        ring.headWaitNanos(now),
+        books.headWaitNanos(now),
         running,
-        elastic ? pool.permits.get() : pool.liveWorkers.get(),
-        pool.concurrency,
-        queueCapacity(),
+        elastic ? pool.permits.held() : pool.liveWorkers.get(),
+        set.concurrency,
+        set.queueCapacity,
         t[0],
         t[1],
         health.saturatedNanos(now),
@@ -1054,11 +1028,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   @Override
   public List<Runnable> shutdownNow() {
     return lifecycle.shutdownNow();
-  }
-
-  /** Terminates the lane if it is shut down and done; see {@link Lifecycle#tryTerminate()}. */
-  private void tryTerminate() {
-    lifecycle.tryTerminate();
   }
 
   @Override
@@ -1097,7 +1066,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public String toString() {
-    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + pool.concurrency
+    return "Lane[" + name + ", " + kind.tag() + ", " + stateName() + ", concurrency " + concurrency()
         + ", queued " + queuedCount() + "/" + queueCapacity() + ", running " + running()
         + ", submitted " + books.submittedCount() + ", rejected " + books.rejectedCount() + "]";
   }

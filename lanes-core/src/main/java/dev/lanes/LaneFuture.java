@@ -139,13 +139,41 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
   /** Lanes' record of a task given to {@code execute} (labelled, decorated or JDK-async). */
   static LaneFuture<Void> internal(
       LaneExecutor lane, Runnable work, Runnable source, String label, long acceptedNanos) {
+    return internal(lane, work, source, label, acceptedNanos, null, null);
+  }
+
+  /**
+   * As {@link #internal(LaneExecutor, Runnable, Runnable, String, long)}, decorated ({@code
+   * timed}) or submitted by a worker of a lane ({@code submitter}, for a JDK async task).
+   */
+  static LaneFuture<Void> internal(LaneExecutor lane, Runnable work, Runnable source,
+      String label, long acceptedNanos, Timed timed, Worker submitter) {
     LaneFuture<Void> f = new LaneFuture<>(lane);
     f.work = work;
     f.source = source;
     f.label = label;
     f.acceptedNanos = acceptedNanos;
+    f.timed = timed;
+    f.submitter = submitter;
     f.accepted = true;
     return f;
+  }
+
+  /** The task's number (its ring position plus one, or negative for one that never entered). */
+  void number(long id) {
+    this.id = id;
+  }
+
+  /** Numbers the task by the ring position it first took, unless it has a number already. */
+  void numberIfNew(long id) {
+    if (this.id == 0) {
+      this.id = id;
+    }
+  }
+
+  /** Its wait in the queue starts again at {@code acceptedNanos} (it waited for room first). */
+  void restamp(long acceptedNanos) {
+    this.acceptedNanos = acceptedNanos;
   }
 
   /** A submitted future, about to enter the lane. */
@@ -216,6 +244,11 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
   void backToQueue() {
     givenBack = true;
     state = QUEUED;
+  }
+
+  /** A worker that took this task puts it back in the queue unrun (its permit was surplus). */
+  void untake() {
+    STATE.setRelease(this, QUEUED);
   }
 
   /** The worker that took this task starts it. */
@@ -395,6 +428,11 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
     long end = -1;
     private long cpuStart = -1;
     private long cpuEnd = -1;
+
+    /** Whether this run reads the CPU clock (decided by the worker before it runs). */
+    void sampleCpu(boolean sample) {
+      sampleCpu = sample;
+    }
 
     Timed(Runnable task, Ticker ticker) {
       this.task = task;

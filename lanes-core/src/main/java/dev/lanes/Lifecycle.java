@@ -127,13 +127,14 @@ final class Lifecycle {
         return; // core workers drain it, and try again when they leave
       }
       ctx.pool.dispatch();
-      if (ctx.ring.hasClaimed() || ctx.pool.permits.get() != 0) {
+      if (ctx.ring.hasClaimed() || ctx.pool.permits.held() != 0) {
         return; // a worker will drain it and try again when it leaves
       }
       // the ring emptied meanwhile and nobody runs: terminate
     }
-    if (ctx.pool.liveWorkers.get() != 0 || (ctx.elastic && ctx.pool.permits.get() != 0)) {
-      return;
+    if (ctx.pool.liveWorkers.get() != 0 || (ctx.elastic && ctx.pool.permits.held() != 0)
+        || ctx.books.callersRunning() != 0) {
+      return; // a worker, or a caller running a task (caller-runs), tries again as it ends
     }
     lock.lock();
     try {
@@ -141,7 +142,8 @@ final class Lifecycle {
       // between its admission and its append.
       if (runState != Lifecycle.TERMINATED
           && ctx.pool.liveWorkers.get() == 0
-          && (!ctx.elastic || ctx.pool.permits.get() == 0)
+          && (!ctx.elastic || ctx.pool.permits.held() == 0)
+          && ctx.books.callersRunning() == 0
           && (runState == Lifecycle.STOP
               || (!ctx.ring.hasClaimed() && ctx.admission.unfinished() == 0))) {
         runState = Lifecycle.TERMINATED;

@@ -39,7 +39,10 @@ public final class OverflowPolicy {
   }
 
   /**
-   * Run the task on the submitting thread: the natural brake on a producer.
+   * Run the task on the submitting thread: the natural brake on a producer. The task counts as
+   * running while its caller runs it: the lane does not terminate ({@code close()} and {@code
+   * awaitTermination} wait) until it ended; a lane that shut down first refuses it instead, with
+   * reason {@link TaskOutcome#SHUTDOWN}.
    *
    * @return the caller-runs policy
    */
@@ -71,7 +74,10 @@ public final class OverflowPolicy {
    * one line and then one summary line per 10 s at most (no stack trace per drop, nothing to the
    * thread's uncaught-exception handler). With nothing queued to drop (every slot is a
    * running task, as after the concurrency was lowered below the tasks running), the new task is
-   * refused with reason {@link TaskOutcome#QUEUE_FULL}.
+   * refused with reason {@link TaskOutcome#QUEUE_FULL}. A task that a free worker is about to
+   * take is not a victim: with a worker free, the new task waits until it took the oldest, so the
+   * lane still holds {@code concurrency} running plus {@code queueCapacity} queued (on a lane of
+   * concurrency 1 and capacity 1, {@code execute(r1); execute(r2); execute(r3)} runs r1 and r3).
    *
    * @return the discard-oldest policy
    */

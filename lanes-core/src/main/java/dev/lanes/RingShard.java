@@ -343,8 +343,8 @@ final class RingShard {
   long spill(Object item, long stamp) {
     spilled.incrementAndGet(); // claimed: visible to hasClaimed before the entry is linked
     long position = SPILL_BASE + spillAppends.getAndIncrement();
-    if (item instanceof LaneFuture<?> f && f.id == 0) {
-      f.id = position + 1 + idBase;
+    if (item instanceof LaneFuture<?> f) {
+      f.numberIfNew(position + 1 + idBase);
     }
     spill.offer(new Spilled(item, stamp, position, tailPosition()));
     return position;
@@ -381,8 +381,8 @@ final class RingShard {
         if (witness == t) {
           seg = segment.serving(t); // never null: this position is not taken yet
           i = (int) t & seg.mask;
-          if (item instanceof LaneFuture<?> f && f.id == 0) {
-            f.id = t + 1 + idBase; // its number: the position it first took (kept if moved)
+          if (item instanceof LaneFuture<?> f) {
+            f.numberIfNew(t + 1 + idBase); // its number: the position it first took (kept if moved)
           }
           seg.items[i] = item;
           seg.stamps[i] = stamp;
@@ -457,9 +457,44 @@ final class RingShard {
       return null; // another consumer took it; the caller re-checks
     }
     spilled.decrementAndGet();
-    into.stamp = x.stamp();
-    into.position = x.position() + idBase;
+    into.entry(x.stamp(), x.position() + idBase);
     return x.item();
+  }
+
+  /**
+   * Takes the head entry only if it is {@code expected} (the same object), as {@link #poll} would
+   * take it; true if it did. For dropping a dead entry seen at the head without taking a live one
+   * that replaced it.
+   */
+  boolean pollIfHead(Object expected) {
+    Positions p = pos;
+    long h = (long) HEAD.getAcquire(p);
+    Segment newest = segment;
+    Segment seg = newest.serving(h);
+    if (seg != null) {
+      int i = (int) h & seg.mask;
+      if ((int) SEQ.getAcquire(seg.seq, i) == (int) (h + 1)) {
+        if (seg.items[i] != expected || !HEAD.compareAndSet(p, h, h + 1)) {
+          return false;
+        }
+        seg.items[i] = null;
+        SEQ.setRelease(seg.seq, i, (int) (h + seg.mask + 1));
+        if (seg == newest && seg.prev != null) {
+          seg.prev = null;
+        }
+        return true;
+      }
+    }
+    if (spilled.get() == 0 || arrayHasClaimed()) {
+      return false;
+    }
+    Spilled x = spill.peek();
+    if (x == null || x.item() != expected || (long) HEAD.getVolatile(pos) < x.tailAtSpill
+        || !spill.remove(x)) {
+      return false;
+    }
+    spilled.decrementAndGet();
+    return true;
   }
 
   private Object pollArray(TaskRing.Taken into) {
@@ -479,8 +514,7 @@ final class RingShard {
         long witness = (long) HEAD.compareAndExchange(p, h, h + 1);
         if (witness == h) {
           Object item = seg.items[i];
-          into.stamp = seg.stamps[i];
-          into.position = h + idBase;
+          into.entry(seg.stamps[i], h + idBase);
           seg.items[i] = null;
           SEQ.setRelease(seg.seq, i, (int) (h + seg.mask + 1));
           if (seg == newest && seg.prev != null) {
@@ -584,12 +618,10 @@ final class RingShard {
       if (x == null) {
         return null;
       }
-      into.stamp = x.stamp();
-      into.position = x.position() + idBase;
+      into.entry(x.stamp(), x.position() + idBase);
       return x.item();
     }
-    into.stamp = seg.stamps[i];
-    into.position = h + idBase;
+    into.entry(seg.stamps[i], h + idBase);
     return seg.items[i];
   }
 

@@ -85,6 +85,19 @@ final class TaskRing {
   /** Numbers the workers' homes (see "Shards"). */
   private final AtomicInteger homes = new AtomicInteger();
 
+  /** An entry a worker took and put back ({@link #putBack}), with its stamp and number. */
+  private record Returned(Object item, long stamp, long position) {}
+
+  /**
+   * Entries put back by workers that took them and found their permit (or thread) surplus: served
+   * before every shard, oldest stamp first. Guarded by {@code returnedLock}; {@code returnedCount}
+   * is its size, read without the lock (one volatile read per take while it is 0).
+   */
+  private final java.util.ArrayList<Returned> returned = new java.util.ArrayList<>(0);
+
+  private final ReentrantLock returnedLock = new ReentrantLock();
+  private volatile int returnedCount;
+
   /** A ring whose array has {@code capacity} slots (rounded up to a power of two) from the start. */
   TaskRing(int capacity) {
     this(capacity, capacity, false);
@@ -194,12 +207,95 @@ final class TaskRing {
   }
 
   /**
+   * Puts back an entry a worker took but may not run (its permit or thread turned out surplus
+   * after a lowered concurrency): it goes before every other entry, in stamp order among those put
+   * back, keeping its stamp and number. Not counted as appended again. The caller wakes a worker.
+   */
+  void putBack(Object item, long stamp, long position) {
+    returnedLock.lock();
+    try {
+      int i = returned.size();
+      while (i > 0 && returned.get(i - 1).stamp() - stamp > 0) {
+        i--;
+      }
+      returned.add(i, new Returned(item, stamp, position));
+      returnedCount = returned.size(); // a volatile write: seen by hasClaimed (idle, permits)
+    } finally {
+      returnedLock.unlock();
+    }
+  }
+
+  /**
+   * Drops the head entry {@code expected} (seen by {@link #peek}) if it is still a head: the head
+   * of the entries put back or of a shard; true if it did.
+   */
+  boolean dropHead(Object expected) {
+    if (returnedCount != 0) {
+      returnedLock.lock();
+      try {
+        if (!returned.isEmpty() && returned.get(0).item() == expected) {
+          returned.remove(0);
+          returnedCount = returned.size();
+          return true;
+        }
+      } finally {
+        returnedLock.unlock();
+      }
+    }
+    for (RingShard s : shards) {
+      if (s.pollIfHead(expected)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Takes the oldest entry put back, or null if none is. */
+  private Object pollReturned(Taken into) {
+    if (returnedCount == 0) {
+      return null;
+    }
+    returnedLock.lock();
+    try {
+      if (returned.isEmpty()) {
+        return null;
+      }
+      Returned r = returned.remove(0);
+      returnedCount = returned.size();
+      into.stamp = r.stamp();
+      into.position = r.position();
+      return r.item();
+    } finally {
+      returnedLock.unlock();
+    }
+  }
+
+  /** The oldest entry put back, without taking it, or null. */
+  private Returned peekReturned() {
+    if (returnedCount == 0) {
+      return null;
+    }
+    returnedLock.lock();
+    try {
+      return returned.isEmpty() ? null : returned.get(0);
+    } finally {
+      returnedLock.unlock();
+    }
+  }
+
+  /**
    * Takes an entry, or returns null if none is published: for a worker, from the shard its
    * {@code into} points at (its home, unless one of the rules of "Shards" sends it on), else the
    * first found among the others in turn. Each shard gives its oldest. The stamp and number of
    * the entry taken are left in {@code into}, and where the worker looks next.
    */
   Object poll(Taken into) {
+    if (returnedCount != 0) {
+      Object r = pollReturned(into);
+      if (r != null) {
+        return r;
+      }
+    }
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].poll(into);
@@ -232,6 +328,12 @@ final class TaskRing {
    * slightly different instants), or null if none is published.
    */
   Object pollOldest(Taken into) {
+    if (returnedCount != 0) {
+      Object r = pollReturned(into);
+      if (r != null) {
+        return r;
+      }
+    }
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].poll(into);
@@ -277,6 +379,9 @@ final class TaskRing {
    * false although the ring never was empty.
    */
   boolean hasClaimed() {
+    if (returnedCount != 0) {
+      return true;
+    }
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].hasClaimed();
@@ -292,6 +397,9 @@ final class TaskRing {
 
   /** True if some shard's head entry is published: a poll now would find one, unless raced. */
   boolean headPublished() {
+    if (returnedCount != 0) {
+      return true;
+    }
     for (RingShard s : shards) {
       if (s.headPublished()) {
         return true;
@@ -311,9 +419,10 @@ final class TaskRing {
    * meanwhile, and may understate while producers append.
    */
   int size() {
+    int back = returnedCount; // read first: an entry put back was taken before, never counted twice
     RingShard[] s = shards;
     if (s.length == 1) {
-      return s[0].size();
+      return s[0].size() + back;
     }
     long before = appended();
     long sum = 0;
@@ -321,7 +430,7 @@ final class TaskRing {
       sum += shard.size();
     }
     long appendedMeanwhile = appended() - before;
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, sum - appendedMeanwhile));
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, sum - appendedMeanwhile) + back);
   }
 
   /** Entries ever appended (positions claimed), overflows included. */
@@ -338,7 +447,8 @@ final class TaskRing {
    * ring. Approximate under concurrent submission: a head may be taken while it is read.
    */
   long headWaitNanos(long now) {
-    long wait = 0;
+    Returned r = peekReturned();
+    long wait = r == null ? 0 : Math.max(0, now - r.stamp());
     for (RingShard s : shards) {
       wait = Math.max(wait, s.headWaitNanos(now));
     }
@@ -350,6 +460,12 @@ final class TaskRing {
    * meanwhile, and then this returns what the slot holds at that moment, possibly null).
    */
   Object peek(Taken into) {
+    Returned r = peekReturned();
+    if (r != null) {
+      into.stamp = r.stamp();
+      into.position = r.position();
+      return r.item();
+    }
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].peek(into);
@@ -376,6 +492,16 @@ final class TaskRing {
    * skipped). For diagnostics only.
    */
   void forEachEntry(java.util.function.Consumer<Object> action) {
+    if (returnedCount != 0) {
+      returnedLock.lock();
+      try {
+        for (Returned r : returned) {
+          action.accept(r.item());
+        }
+      } finally {
+        returnedLock.unlock();
+      }
+    }
     for (RingShard s : shards) {
       s.forEachEntry(action);
     }
@@ -404,9 +530,9 @@ final class TaskRing {
    * The idle workers, oldest announcement first, linked both ways by {@link Worker#olderIdle} and
    * {@link Worker#newerIdle}; guarded by idleLock.
    */
-  private Worker idleOldest;
+  private Idler idleOldest;
 
-  private Worker idleNewest;
+  private Idler idleNewest;
 
   /**
    * Whether a producer wakes the worker idle longest for an entry alone in the ring (a platform
@@ -422,7 +548,7 @@ final class TaskRing {
     if (idleCount.get() == 0) {
       return false;
     }
-    Worker w;
+    Idler w;
     boolean oldest = wakeOldestFirst && holdsOneAtMost();
     idleLock.lock();
     try {
@@ -462,21 +588,40 @@ final class TaskRing {
   }
 
   /** Takes {@code w} off the idle list, wherever it is in it; the caller holds idleLock. */
-  private void unlinkIdle(Worker w) {
-    Worker older = w.olderIdle;
-    Worker newer = w.newerIdle;
+  private void unlinkIdle(Idler w) {
+    Idler older = w.older;
+    Idler newer = w.newer;
     if (older == null) {
       idleOldest = newer;
     } else {
-      older.newerIdle = newer;
+      older.newer = newer;
     }
     if (newer == null) {
       idleNewest = older;
     } else {
-      newer.olderIdle = older;
+      newer.older = older;
     }
-    w.olderIdle = null;
-    w.newerIdle = null;
+    w.older = null;
+    w.newer = null;
+  }
+
+  /**
+   * A worker's place in the idle list (one per worker, {@link Worker#idler}): written by the ring
+   * only, under the idle lock but {@code idle}'s clearing, which whoever wakes it does there too.
+   */
+  static final class Idler {
+    /** Parked in the idle list; cleared by whoever wakes it (under the idle lock). */
+    private volatile boolean idle;
+    /** The idle workers announced before and after this one; guarded by the idle lock. */
+    private Idler older;
+    private Idler newer;
+    /** The thread to unpark: the one that announced itself last. */
+    private volatile Thread thread;
+
+    /** Parked in the ring's idle list now (or about to park). */
+    boolean idle() {
+      return idle;
+    }
   }
 
   /**
@@ -511,7 +656,8 @@ final class TaskRing {
    * {@code epoch} is {@link #epoch()} as read before the worker last read its lane's state, so a
    * wake-all (which follows every change of that state) after that read is never missed.
    */
-  boolean await(Worker w, long timeoutNanos, int epoch) {
+  boolean await(Worker worker, long timeoutNanos, int epoch) {
+    Idler w = worker.idler;
     for (int spins = 0, publishWaits = 0; ; ) {
       if (headPublished()) {
         return true;
@@ -536,13 +682,14 @@ final class TaskRing {
     }
     idleLock.lock();
     try {
+      w.thread = Thread.currentThread();
       w.idle = true;
-      w.olderIdle = idleNewest;
-      w.newerIdle = null;
+      w.older = idleNewest;
+      w.newer = null;
       if (idleNewest == null) {
         idleOldest = w;
       } else {
-        idleNewest.newerIdle = w;
+        idleNewest.newer = w;
       }
       idleNewest = w;
       idleCount.incrementAndGet(); // the fence before the re-check below (see the class comment)
@@ -602,6 +749,12 @@ final class TaskRing {
     // written per task by its worker: keep other threads' data off its cache line
     @SuppressWarnings("unused")
     private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12;
+
+    /** Where a take leaves the stamp and number of the entry it took. */
+    void entry(long stamp, long position) {
+      this.stamp = stamp;
+      this.position = position;
+    }
 
     /** Sets the taker's home shard, where it looks first. */
     void home(int shard) {

@@ -34,8 +34,7 @@ final class WaitTracker {
       return null;
     }
     Registration r = new Registration(w, w.waitingOn, w.waitTimed);
-    w.waitTimed = timed;
-    w.waitingOn = future;
+    w.waitOn(future, timed);
     if (!timed) {
       Deadlocks.workerWaits(w, future);
     }
@@ -44,8 +43,7 @@ final class WaitTracker {
 
   static void afterWait(Registration r) {
     if (r != null) {
-      r.worker().waitingOn = r.previous();
-      r.worker().waitTimed = r.previousTimed();
+      r.worker().waitOn(r.previous(), r.previousTimed());
     }
   }
 }

@@ -29,8 +29,8 @@ import java.util.function.Consumer;
  * completes the task's future, so whoever sees the future done also sees the task counted (once
  * a read drains the tally).
  *
- * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} ({@code idle},
- * {@code olderIdle}, {@code newerIdle}, guarded by the ring's idle lock) and is woken by an unpark, never by an
+ * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} (its {@link
+ * TaskRing.Idler}, guarded by the ring's idle lock) and is woken by an unpark, never by an
  * interrupt, so nothing has to keep a shutdown's interrupt out of the next task. The fields a
  * worker writes on every task ({@code current}, the busy flag, its clocks, its scratch task and
  * {@code taken}) are its own, padded so that no other worker's writes share their cache line.
@@ -94,7 +94,10 @@ final class Worker implements Runnable {
   @SuppressWarnings("unused") // accessed through EXITED
   private volatile int exited;
 
-  /** An elastic worker holds a permit; touched only by its own thread (and its exit path). */
+  /**
+   * An elastic worker holds a permit (from its start: the pool took it for it); touched only by
+   * its own thread (and its exit path).
+   */
   boolean holdsPermit;
 
   /** The task this worker runs now, for the exit path of a worker that dies inside it. */
@@ -103,13 +106,8 @@ final class Worker implements Runnable {
   /** A compensation worker's one task (claimed from the queue before the thread started). */
   volatile LaneFuture<?> assigned;
 
-  /** Parked in the ring's idle list; cleared by whoever wakes it (under the ring's idle lock). */
-  volatile boolean idle;
-
-  /** The idle workers announced before and after this one; guarded by the ring's idle lock. */
-  Worker olderIdle;
-
-  Worker newerIdle;
+  /** This worker's place in its ring's idle list (the ring's to write). */
+  final TaskRing.Idler idler = new TaskRing.Idler();
 
   /** This worker's run of the task it runs now (reused for every task; see {@link TaskRun}). */
   final TaskRun taskRun;
@@ -163,6 +161,7 @@ final class Worker implements Runnable {
   Worker(LaneContext ctx, Kind kind) {
     this.ctx = ctx;
     this.kind = kind;
+    this.holdsPermit = kind == Kind.ELASTIC;
     this.scratch = LaneFuture.scratch(ctx == null ? null : ctx.lane);
     this.taskRun = new TaskRun(ctx, this);
     this.taken.home(ctx == null ? 0 : ctx.ring.nextHome());
@@ -267,7 +266,7 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = ctx.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
-      if (ctx.pool.coreWorkers.get() > ctx.pool.concurrency && ctx.pool.retireIfSurplus(this)) {
+      if (ctx.pool.coreWorkers.get() > ctx.pool.concurrency() && retireIfSurplus()) {
         return;
       }
       int rs = ctx.runState();
@@ -297,6 +296,11 @@ final class Worker implements Runnable {
         lastCpu = -1;
         continue;
       }
+      // Read after the take: a concurrency lowered before it is seen here (see "Live changes").
+      if (ctx.pool.coreWorkers.get() > ctx.pool.concurrency() && retireIfSurplus()) {
+        giveBackUnrun(x, tk);
+        return;
+      }
       lastEnd = runEntry(x, tk, lastEnd);
     }
   }
@@ -306,6 +310,9 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = ctx.ring.epoch();
+      if (ctx.pool.permits.surplus() && !releasePermitAndRecheck()) {
+        return; // the cap was lowered while this worker was idle: this permit goes
+      }
       Object x;
       if (ctx.gate == null) {
         x = ctx.runState() >= Lifecycle.STOP ? null : ctx.books.takeLive(tk);
@@ -313,8 +320,7 @@ final class Worker implements Runnable {
         x = ctx.runState() >= Lifecycle.STOP ? null : takeThroughGate(tk, epoch);
         lastEnd = -1; // the gate's time is the task's queue wait, not its run
         if (x == AGAIN) {
-          if (ctx.pool.permits.get() > ctx.pool.concurrency
-              && !ctx.pool.releasePermitAndRecheck(this)) {
+          if (ctx.pool.permits.surplus() && !releasePermitAndRecheck()) {
             return; // the cap was lowered while this worker waited at the gate
           }
           continue;
@@ -326,16 +332,94 @@ final class Worker implements Runnable {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
         }
-        if (!ctx.pool.releasePermitAndRecheck(this)) {
+        if (!releasePermitAndRecheck()) {
           return;
         }
         lastEnd = -1;
         continue;
       }
+      // Read after the take: a concurrency lowered before it is seen here (see "Live changes").
+      if (ctx.pool.permits.surplus() && ctx.pool.permits.releaseIfSurplus()) {
+        holdsPermit = false;
+        giveBackUnrun(x, tk);
+        if (ctx.runState() >= Lifecycle.STOP || !ctx.pool.permits.tryAcquire()) {
+          return; // the holders within the limit take it (one idle was woken)
+        }
+        holdsPermit = true; // a permit came free meanwhile: this worker takes the task again
+        lastEnd = -1;
+        continue;
+      }
       lastEnd = runEntry(x, tk, lastEnd);
-      if (ctx.pool.permits.get() > ctx.pool.concurrency && !ctx.pool.releasePermitAndRecheck(this)) {
+      if (ctx.pool.permits.surplus() && !releasePermitAndRecheck()) {
         return; // the cap was lowered: this permit goes
       }
+    }
+  }
+
+  /**
+   * Puts an entry this worker took back at the head of the queue, unrun: its permit or thread
+   * turned out surplus after a lowered concurrency (a gate's pass goes back unused).
+   */
+  private void giveBackUnrun(Object x, TaskRing.Taken tk) {
+    LaneGate.Pass p = pass;
+    if (p != null) {
+      pass = null;
+      ctx.pool.exitGate(p, null);
+    }
+    ctx.books.putBack(x, tk);
+  }
+
+  /** A core worker beyond the lane's concurrency leaves (uncounted); true if this one must. */
+  private boolean retireIfSurplus() {
+    if (ctx.pool.retireIfSurplus()) {
+      retired = true;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Gives this elastic worker's permit back; true if it holds one again and goes on (work arrived
+   * that nobody else will pick up).
+   */
+  private boolean releasePermitAndRecheck() {
+    holdsPermit = false;
+    holdsPermit = ctx.pool.releasePermitAndRecheck();
+    return holdsPermit;
+  }
+
+  /** Its thread, once the pool made it. */
+  void attach(Thread t) {
+    thread = t;
+  }
+
+  /** A compensation worker's one task, claimed from the queue before its thread starts. */
+  void assign(LaneFuture<?> task) {
+    assigned = task;
+  }
+
+  /** This worker waits (untimed unless {@code timed}) on {@code future}, or on nothing (null). */
+  void waitOn(LaneFuture<?> future, boolean timed) {
+    waitTimed = timed;
+    waitingOn = future;
+  }
+
+  /**
+   * Asks the gate for a pass: a pass, null (not now), or {@link LaneGate#REFUSE}. What the gate
+   * throws counts as "not now" and sets this worker's back-off (1 ms, doubling to about 1 s,
+   * reset by the next answer); it is logged, at most one line per 10 s.
+   */
+  private LaneGate.Pass enterGate() {
+    try {
+      LaneGate.Pass p = ctx.gate.tryEnter(gateReady);
+      gateFailures = 0;
+      gateBackOffNanos = 0;
+      return p;
+    } catch (Throwable e) {
+      int n = Math.min(10, gateFailures++);
+      gateBackOffNanos = TimeUnit.MILLISECONDS.toNanos(1L << n);
+      ctx.pool.warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
+      return null;
     }
   }
 
@@ -352,7 +436,7 @@ final class Worker implements Runnable {
       return null; // nothing queued: wait as an idle worker does
     }
     gateOpened = false; // before asking: a ready run during the call is not missed
-    LaneGate.Pass p = ctx.pool.enterGate(this);
+    LaneGate.Pass p = enterGate();
     if (p == null) {
       awaitGate(epoch, gateBackOffNanos);
       return AGAIN;
@@ -518,9 +602,7 @@ final class Worker implements Runnable {
       if (w != null) {
         w.current = task;
         w.beginTask();
-      } else {
-        ctx.books.callerRunning.increment();
-      }
+      } // a caller was counted running before it re-read the lane's state (LaneExecutor.overflow)
     }
 
     /**
@@ -534,11 +616,7 @@ final class Worker implements Runnable {
       cpuStart = -1;
       if (timed == null) {
         start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ctx.ticker.read();
-        // Set only while shedding is on (a live change that turns it on or off resets it).
-        if (ctx.admission.aboveTargetSince != Admission.NOT_ABOVE
-            && start - t.acceptedNanos <= ctx.admission.rules.shedTargetNanos()) {
-          ctx.admission.aboveTargetSince = Admission.NOT_ABOVE; // started within target: no standing line
-        }
+        ctx.admission.started(start - t.acceptedNanos, ctx.settings);
       }
       boolean sampleCpu = false;
       if (ctx.cpuSampleNanos == 0 || w == null) {
@@ -551,7 +629,7 @@ final class Worker implements Runnable {
         }
       }
       if (timed != null) {
-        timed.sampleCpu = sampleCpu;
+        timed.sampleCpu(sampleCpu);
       } else if (sampleCpu) {
         cpuStart = ctx.cpuSampleNanos == 0 && w != null && w.lastCpu >= 0
             ? w.lastCpu : CpuClock.now();
@@ -648,10 +726,10 @@ final class Worker implements Runnable {
         w.current = null;
         ctx.books.releaseSlot(w.tally);
       } else {
-        ctx.books.callerRunning.decrement();
+        ctx.books.callerEnds();
       }
       // From here on, other code may run on this thread: none of it is this task's time.
-      listeners = ctx.books.taskListeners;
+      listeners = ctx.books.taskListeners();
       otherCodeRan = listeners.length > 0 || (f == null && failure != null);
       if (w != null && w.pass != null) {
         LaneGate.Pass p = w.pass;
@@ -695,14 +773,8 @@ final class Worker implements Runnable {
      */
     void publish() {
       if (event != null && event.shouldCommit()) {
-        event.lane = ctx.name;
-        event.label = t.label;
-        event.taskId = t.id;
-        event.queueWait = start - t.acceptedNanos;
-        event.runTime = end - start;
-        event.cpuTime = cpu;
-        event.outcome = outcome.tag();
-        event.commit();
+        event.commit(ctx.name, t.label, t.id, start - t.acceptedNanos, end - start, cpu,
+            outcome.tag());
       }
       if (listeners.length > 0) {
         ctx.books.publish(listeners, t, me.getName(), start, end, cpu, outcome);
@@ -774,7 +846,7 @@ final class Worker implements Runnable {
     }
     if (w.holdsPermit) {
       w.holdsPermit = false;
-      ctx.pool.permits.decrementAndGet();
+      ctx.pool.permits.release();
     }
     if (w.kind == Worker.Kind.CORE && !w.retired) {
       ctx.pool.coreWorkers.decrementAndGet();

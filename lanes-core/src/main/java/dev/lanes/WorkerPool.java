@@ -14,12 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Concurrency design.</b> Lock-free counters, each with one rule:
  *
  * <ul>
- *   <li>{@code permits} (virtual lanes): permits in use, CAS'd, never above the lane's {@code
- *       concurrency} when taken (it may be above it after the cap was lowered, until the holders
- *       notice and give theirs back). A permit is taken before its thread is started (acquire
- *       before spawn) and given back by the worker as its last act, followed by a re-check of the
- *       ring ({@link #releasePermitAndRecheck}): a submitter that found every permit taken a
- *       moment earlier relies on that re-check.
+ *   <li>{@code permits} (virtual lanes): the permits held and their limit in one word ({@link
+ *       Permits}), never above the limit when taken (held may be above it after the cap was
+ *       lowered, until the holders notice and give theirs back). A permit is taken before its
+ *       thread is started (acquire before spawn) and given back by the worker as its last act,
+ *       followed by a re-check of the ring ({@link #releasePermitAndRecheck}): a submitter that
+ *       found every permit taken a moment earlier relies on that re-check.
  *   <li>{@code coreWorkers} (platform lanes): core workers that have not retired or died; may
  *       exceed {@code concurrency} after it was lowered, until the surplus retire when they next
  *       look for work ({@link #retireIfSurplus}, CAS, so exactly the surplus leave).
@@ -44,23 +44,40 @@ final class WorkerPool {
   /** Every worker whose thread was started (or is about to be) and has not exited. */
   final Set<Worker> workers = ConcurrentHashMap.newKeySet();
   final AtomicInteger liveWorkers = new AtomicInteger();
-  /** Permits in use (virtual lanes). */
-  final AtomicInteger permits = new AtomicInteger();
+  /** Permits held and their limit (virtual lanes; the limit follows the concurrency). */
+  final Permits permits;
   /** Core workers of a platform lane that have not retired or died. */
   final AtomicInteger coreWorkers = new AtomicInteger();
   final AtomicInteger compensationWorkers = new AtomicInteger();
   /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
 
-  /**
-   * The lane's concurrency: tasks that may run at once (the cap the permits and the core workers
-   * follow); written by {@link LaneExecutor#setConcurrency} under the lane's main lock.
-   */
-  volatile int concurrency;
-
-  WorkerPool(LaneContext ctx, int concurrency) {
+  WorkerPool(LaneContext ctx) {
     this.ctx = ctx;
-    this.concurrency = concurrency;
+    this.permits = new Permits(ctx.settings.get().concurrency);
+  }
+
+  /** The lane's concurrency now: tasks that may run at once (the cap the workers follow). */
+  int concurrency() {
+    return ctx.settings.get().concurrency;
+  }
+
+  /**
+   * A live change set the concurrency to {@code n} (after the lane's settings say so): a virtual
+   * lane's permit limit follows and queued tasks get threads for new permits; a platform lane
+   * starts threads up to {@code n}. Surplus workers leave when they next look for work; idle ones
+   * and those at the gate are woken to look now.
+   */
+  void concurrencyChanged(int n) {
+    if (ctx.elastic) {
+      permits.setLimit(n);
+      dispatch();
+    } else {
+      while (ctx.runState() == Lifecycle.RUNNING && coreWorkers.get() < n && startCoreWorker()) {
+        // one more thread
+      }
+    }
+    wakeAll();
   }
 
   // ---------------------------------------------------------------- virtual lanes: permits
@@ -73,14 +90,13 @@ final class WorkerPool {
    * fails ends one queued task per attempt, so the loop ends when the queue is empty).
    */
   void dispatch() {
-    while (ctx.runState() < Lifecycle.STOP
-        && acquireForQueued(permits, concurrency, ctx.ring)) {
-      Worker w = new Worker(ctx, Worker.Kind.ELASTIC);
-      w.holdsPermit = true;
+    while (ctx.runState() < Lifecycle.STOP && permits.acquireForQueued(ctx.ring)) {
+      Worker w = new Worker(ctx, Worker.Kind.ELASTIC); // holds the permit just taken
       if (startWorker(w)) {
         continue;
       }
-      if (permits.decrementAndGet() != 0) {
+      permits.release();
+      if (permits.held() != 0) {
         return; // other workers hold permits: they drain the queue
       }
       failOneQueued(TaskOutcome.THREAD_START_FAILED);
@@ -91,38 +107,18 @@ final class WorkerPool {
    * Gives an elastic worker's permit back; returns true if the worker should go on (holding a
    * permit again) because work arrived that nobody else will pick up.
    */
-  boolean releasePermitAndRecheck(Worker w) {
-    w.holdsPermit = false;
+  boolean releasePermitAndRecheck() {
     if (ctx.runState() >= Lifecycle.STOP) {
-      permits.decrementAndGet();
+      permits.release();
       return false;
     }
-    if (releaseAndRecheck(permits, concurrency, ctx.ring)) {
-      w.holdsPermit = true;
+    if (permits.releaseAndRecheck(ctx.ring)) {
       return true;
     }
+    if (ctx.ring.hasClaimed()) {
+      ctx.ring.wakeIdle(); // every permit is held: pass the task on to a holder parked idle
+    }
     return false;
-  }
-
-  /*
-   * The permit protocol, the two halves of a Dekker pairing (jcstress: PermitStress). A submitter
-   * appends its entry (the ring's tail CAS, a full fence), then takes a permit if one is free and
-   * an entry is queued; a worker leaving gives its permit back (a decrement, a full fence), then
-   * looks for a queued entry and takes a permit again if there is one. Either the submitter sees
-   * the free permit or the worker sees the entry: a queued task is never left with no thread while
-   * a permit is free, and the permits taken never exceed the limit.
-   */
-
-  /** Submitter's half: takes a permit if one is free and an entry is queued; true if it did. */
-  static boolean acquireForQueued(AtomicInteger permits, int limit, TaskRing ring) {
-    return permits.get() < limit && ring.hasClaimed()
-        && incrementBelow(permits, limit);
-  }
-
-  /** Worker's half: gives a permit back, then takes one again if an entry is queued. */
-  static boolean releaseAndRecheck(AtomicInteger permits, int limit, TaskRing ring) {
-    permits.decrementAndGet();
-    return ring.hasClaimed() && incrementBelow(permits, limit);
   }
 
   /** Adds one to {@code count} if that keeps it at most {@code limit}; true if it did. */
@@ -148,15 +144,17 @@ final class WorkerPool {
     return false;
   }
 
-  /** A core worker leaves if the lane has more of them than its concurrency; true if it must. */
-  boolean retireIfSurplus(Worker w) {
+  /**
+   * A core worker leaves if the lane has more of them than its concurrency; true if it must (it is
+   * no longer counted).
+   */
+  boolean retireIfSurplus() {
     for (; ; ) {
       int c = coreWorkers.get();
-      if (c <= concurrency) {
+      if (c <= concurrency()) {
         return false;
       }
       if (coreWorkers.compareAndSet(c, c - 1)) {
-        w.retired = true;
         return true;
       }
     }
@@ -186,7 +184,7 @@ final class WorkerPool {
       if (t == null) {
         throw new IllegalStateException("thread factory returned null");
       }
-      w.thread = t;
+      w.attach(t);
       t.start();
       return true;
     } catch (Throwable e) {
@@ -222,7 +220,7 @@ final class WorkerPool {
     }
     ctx.books.deadEntries.incrementAndGet(); // its ring entry
     Worker w = new Worker(ctx, Worker.Kind.COMPENSATION);
-    w.assigned = awaited;
+    w.assign(awaited);
     ThreadFactory f =
         ctx.elastic
             ? ctx.threadFactory
@@ -231,7 +229,7 @@ final class WorkerPool {
     workers.add(w);
     try {
       Thread t = f.newThread(w);
-      w.thread = t;
+      w.attach(t);
       t.start();
     } catch (Throwable e) {
       workers.remove(w);
@@ -266,7 +264,7 @@ final class WorkerPool {
     }
     int rs = ctx.runState();
     if (dead.kind == Worker.Kind.CORE
-        && coreWorkers.get() < concurrency
+        && coreWorkers.get() < concurrency()
         && (rs == Lifecycle.RUNNING
             || (rs == Lifecycle.SHUTDOWN && ctx.ring.hasClaimed()))) {
       startCoreWorker();
@@ -299,9 +297,9 @@ final class WorkerPool {
   /** No worker or permit is free to start a queued task. */
   boolean noFreeCapacity() {
     if (ctx.elastic) {
-      return permits.get() >= concurrency;
+      return permits.full();
     }
-    return workers.size() >= concurrency;
+    return workers.size() >= concurrency();
   }
 
   /**
@@ -351,25 +349,6 @@ final class WorkerPool {
   private volatile long lastGateWarning = System.nanoTime() - GATE_WARNING_NANOS;
   private static final long GATE_WARNING_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  /**
-   * Asks the gate for a pass on behalf of worker {@code w}: a pass, null (not now), or {@link
-   * LaneGate#REFUSE}. What the gate throws counts as "not now" and sets the worker's back-off
-   * ({@link Worker#gateBackOffNanos}); it is logged, at most one line per 10 s.
-   */
-  LaneGate.Pass enterGate(Worker w) {
-    try {
-      LaneGate.Pass p = ctx.gate.tryEnter(w.gateReady);
-      w.gateFailures = 0;
-      w.gateBackOffNanos = 0;
-      return p;
-    } catch (Throwable e) {
-      int n = Math.min(10, w.gateFailures++);
-      w.gateBackOffNanos = TimeUnit.MILLISECONDS.toNanos(1L << n); // 1 ms, doubling to ~1 s
-      warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
-      return null;
-    }
-  }
-
   /** Gives a pass back, once: {@code outcome} is how its task ended, null if none started. */
   void exitGate(LaneGate.Pass p, TaskOutcome outcome) {
     try {
@@ -379,7 +358,8 @@ final class WorkerPool {
     }
   }
 
-  private void warnGate(String what, Throwable e) {
+  /** Logs a gate's failure, at most one line per 10 s for the lane. */
+  void warnGate(String what, Throwable e) {
     long now = System.nanoTime();
     if (now - lastGateWarning < GATE_WARNING_NANOS) {
       return;

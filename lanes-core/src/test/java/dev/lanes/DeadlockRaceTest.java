@@ -28,7 +28,7 @@ class DeadlockRaceTest {
     lane.onHealth(events::add);
     // The state WorkerPool.dispatch leaves between its permit CAS and startWorker: a permit
     // taken for a worker that is not in the set yet (held here until the child must run).
-    lane.pool.permits.incrementAndGet();
+    lane.pool.permits.tryAcquire();
     CountDownLatch childQueued = new CountDownLatch(1);
     CompletableFuture<String> parent = lane.submit(() -> {
       CompletableFuture<String> child = lane.submit(() -> "child");
@@ -40,7 +40,7 @@ class DeadlockRaceTest {
         .anyMatch(w -> w.waitingOn != null && w.thread.getState() == Thread.State.WAITING));
     lane.checkHealth();
     assertThat(lane.health()).isNotEqualTo(LaneHealth.DEADLOCKED);
-    lane.pool.permits.decrementAndGet(); // the worker being started takes the child
+    lane.pool.permits.release(); // the worker being started takes the child
     lane.pool.dispatch();
     assertThat(parent.get(Work.PATIENCE_SECONDS, TimeUnit.SECONDS)).isEqualTo("child");
     lane.close();

@@ -84,7 +84,7 @@ class RingWakeOrderTest {
 
     timedThread.join(TimeUnit.SECONDS.toMillis(30)); // its wait times out; nobody woke it
     assertThat(timedThread.isAlive()).isFalse();
-    assertThat(timed.idle).isFalse();
+    assertThat(timed.idler.idle()).isFalse();
     assertThat(ring.idleWorkers()).isEqualTo(2);
 
     assertThat(wakeInTurn(ring, first, third)).containsExactly(first, third);
@@ -120,7 +120,7 @@ class RingWakeOrderTest {
     t.start();
     // w.idle is set under the idle lock as the worker joins the list; a timed wait may also have
     // ended already (then it left the list again), which the timed test checks by itself.
-    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> w.idle || !t.isAlive());
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> w.idler.idle() || !t.isAlive());
     return w;
   }
 
@@ -155,7 +155,7 @@ class RingWakeOrderTest {
     assertThat(ring.wakeIdle()).isTrue();
     Worker woken = null;
     for (Worker w : candidates) {
-      if (!w.idle) {
+      if (!w.idler.idle()) {
         assertThat(woken).as("more than one worker woken").isNull();
         woken = w;
       }

@@ -77,7 +77,7 @@ public class DiscardOldestStress {
     lane.health.unregister(); // see the class comment
     // The test's worker holds the only permit (as a running elastic worker would): submissions
     // find no free permit and start no thread.
-    lane.pool.permits.set(1);
+    lane.pool.permits.tryAcquire();
     worker = new Worker(lane.ctx, Worker.Kind.ELASTIC);
     worker.holdsPermit = true;
     worker.tally = lane.timings.claim();
@@ -157,7 +157,7 @@ public class DiscardOldestStress {
     lane.timings.release(worker.tally);
     worker.tally = null;
     worker.holdsPermit = false;
-    lane.pool.permits.set(0); // the test's worker leaves
+    lane.pool.permits.release(); // the test's worker leaves
     lane.shutdown();
     if (!lane.isTerminated()) {
       bugs |= 32;

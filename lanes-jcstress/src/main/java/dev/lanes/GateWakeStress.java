@@ -83,7 +83,7 @@ public class GateWakeStress {
       lane.health.unregister(); // off the health thread's list: nothing here needs it
       // What WorkerPool.dispatch/startWorker do for an elastic worker, less starting a thread:
       // the actor's thread runs it. Done before the submission, so the lane starts none.
-      lane.pool.permits.set(1);
+      lane.pool.permits.tryAcquire();
       worker = new Worker(lane.ctx, Worker.Kind.ELASTIC);
       worker.holdsPermit = true;
       lane.pool.liveWorkers.incrementAndGet();

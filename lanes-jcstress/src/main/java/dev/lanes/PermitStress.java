@@ -3,7 +3,6 @@ package dev.lanes;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
@@ -11,7 +10,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
 /**
- * A virtual lane's permits ({@link WorkerPool}): its only worker, holding the only permit, finds
+ * A virtual lane's permits ({@link Permits}): its only worker, holding the only permit, finds
  * the ring empty and gives the permit back as a submitter appends a task and looks for a free
  * permit. Exactly one of them must end up holding the permit: neither would strand the task (no
  * thread, a permit free), both would break the cap.
@@ -24,16 +23,20 @@ import org.openjdk.jcstress.infra.results.ZZ_Result;
 @State
 public class PermitStress {
   private final TaskRing ring = new TaskRing(4);
-  private final AtomicInteger permits = new AtomicInteger(1); // the worker holds the only one
+  private final Permits permits = new Permits(1);
+
+  public PermitStress() {
+    permits.tryAcquire(); // the worker holds the only one
+  }
 
   @Actor
   public void worker(ZZ_Result r) {
-    r.r1 = WorkerPool.releaseAndRecheck(permits, 1, ring);
+    r.r1 = permits.releaseAndRecheck(ring);
   }
 
   @Actor
   public void submitter(ZZ_Result r) {
     ring.offer("task", 1);
-    r.r2 = WorkerPool.acquireForQueued(permits, 1, ring);
+    r.r2 = permits.acquireForQueued(ring);
   }
 }
