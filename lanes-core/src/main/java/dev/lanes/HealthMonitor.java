@@ -166,12 +166,22 @@ final class HealthMonitor {
     }
   }
 
+  /**
+   * The lane terminated and leaves the health thread: it writes the drop summary it still owes
+   * (no tick will), so each drop is in exactly one line ({@link DropLog#laneLeft}).
+   */
   void unregister() {
     TICKER_LOCK.lock();
     try {
       LANES.remove(registration);
     } finally {
       TICKER_LOCK.unlock();
+    }
+    try {
+      ctx.books.drops.laneLeft(ctx.ticker.read());
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + ctx.name + "\": writing the last drop summary"
+          + " failed: " + e);
     }
   }
 
