@@ -84,6 +84,11 @@ final class HealthMonitor {
   static final long TICK_MILLIS = 100;
   /** The health thread's park while every lane rests (see "Resting"). */
   static final long RESTING_TICK_MILLIS = 5_000;
+  /**
+   * Most samples kept within a saturation window (see {@link #tick}); the window holds these, the
+   * newest and at most one from before it.
+   */
+  static final int SAMPLES_PER_WINDOW = 1000;
   /** A lane whose ticks keep failing logs it once per this many minutes at most. */
   static final long FAILURE_LOG_MINUTES = 10;
 
@@ -116,9 +121,6 @@ final class HealthMonitor {
   private final Rest rest = new Rest();
   /** The samples were collapsed when the lane was put to rest; guarded by lock. */
   private boolean collapsed;
-  /** Most samples kept per saturation window (see {@link #tick}). */
-  static final int SAMPLES_PER_WINDOW = 1000;
-
   /**
    * When this lane's failing tick was last logged, on {@link System#nanoTime} (the lane's own clock
    * may be what fails); health thread only.
