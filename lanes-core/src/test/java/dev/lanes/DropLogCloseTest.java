@@ -52,11 +52,51 @@ class DropLogCloseTest {
     }
   }
 
+  @Test
+  void fourThreadsDroppingWhileTheClockMovesThenCloseLogEachDropInExactlyOneLine()
+      throws Exception {
+    AtomicLong clock = new AtomicLong();
+    // every reading moves the clock 10 ms: summaries fall due while the threads drop
+    Lane lane = books.track(Lane.blocking("racing", 1).queueCapacity(1)
+        .overflow(OverflowPolicy.discardOldest())
+        .ticker(() -> clock.addAndGet(10_000_000)).build());
+    List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    Logger jul = Logger.getLogger("dev.lanes");
+    Handler h = Work.captureLog(logged);
+    try {
+      CountDownLatch release = Work.occupy(lane);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Thread> threads = Work.start(4, "dropper", () -> {
+        Work.await(go);
+        for (int i = 0; i < 2_000; i++) {
+          try {
+            lane.execute(() -> {});
+          } catch (LaneRejectedException raced) {
+            // admission may refuse while another submitter's drop is under way; not a drop
+          }
+        }
+      });
+      go.countDown();
+      Work.join(threads);
+      release.countDown();
+      lane.close();
+      long dropped = lane.stats().count(TaskOutcome.DISCARDED_OLDEST);
+      assertThat(dropped).isGreaterThan(1_000);
+      assertThat(droppedInLines(logged, "racing")).isEqualTo(dropped);
+    } finally {
+      jul.removeHandler(h);
+    }
+  }
+
   private static long droppedInLines(List<LogRecord> logged) {
+    return droppedInLines(logged, "closing");
+  }
+
+  private static long droppedInLines(List<LogRecord> logged, String lane) {
     long n = 0;
     for (LogRecord r : logged) {
       Matcher m = DROPPED.matcher(r.getMessage());
-      if (r.getMessage().contains("\"closing\"") && m.find()) {
+      if (r.getMessage().contains("\"" + lane + "\"") && m.find()) {
         n += Long.parseLong(m.group(1));
       }
     }
