@@ -1,6 +1,7 @@
 package dev.lanes;
 
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.ArrayList;
@@ -33,8 +34,14 @@ import java.util.function.Consumer;
  * <p><b>The health thread</b> holds lanes weakly: a lane nobody references and that has no live
  * thread can be collected without being closed. The thread starts with the first lane, ends when
  * no lane is left (and starts again with the next), has no context class loader and inherits no
- * thread-locals (so it pins no web application's loader), and survives its own failures: an
- * exception checking one lane is logged (and a failing logger ignored) and the next tick goes on.
+ * thread-locals (so it pins no web application's loader), and survives its own failures: a tick
+ * that fails on one lane (its user-supplied clock throws, say) is contained there, the other lanes
+ * are judged as usual, and the failure is logged once per lane per {@value
+ * #FAILURE_LOG_MINUTES} minutes at WARNING with its cause (a failing logger is ignored); meanwhile
+ * the failing lane's state still follows its refusals, with no clock ({@link #tickFailed}). No
+ * arithmetic here can overflow: a setting's nanoseconds are read saturated ({@link #nanos}), times
+ * are compared only by their differences (as {@link System#nanoTime} requires), and the samples of
+ * a window are at most {@value #SAMPLES_PER_WINDOW} (see {@link #tick}).
  *
  * <p><b>Deadlock states.</b> DEADLOCKED is entered as soon as {@link Deadlocks} proves a cycle
  * (through JDK futures: once the proof held for the detection period) and left on the first
@@ -77,6 +84,13 @@ final class HealthMonitor {
   static final long TICK_MILLIS = 100;
   /** The health thread's park while every lane rests (see "Resting"). */
   static final long RESTING_TICK_MILLIS = 5_000;
+  /**
+   * Most samples kept within a saturation window (see {@link #tick}); the window holds these, the
+   * newest and at most one from before it.
+   */
+  static final int SAMPLES_PER_WINDOW = 1000;
+  /** A lane whose ticks keep failing logs it once per this many minutes at most. */
+  static final long FAILURE_LOG_MINUTES = 10;
 
   /** The health thread, for wakers (see "Resting"); null when none runs. */
   private static volatile Thread tickerThread;
@@ -107,6 +121,15 @@ final class HealthMonitor {
   private final Rest rest = new Rest();
   /** The samples were collapsed when the lane was put to rest; guarded by lock. */
   private boolean collapsed;
+  /**
+   * When this lane's failing tick was last logged, on {@link System#nanoTime} (the lane's own clock
+   * may be what fails); health thread only.
+   */
+  private long failureLoggedAt;
+  private boolean failureLogged;
+  /** Ticks that failed since the last failure line; health thread only. */
+  private long failuresUnlogged;
+
   /** Ticks ever (for tests); guarded by lock. */
   private long ticks;
 
@@ -166,12 +189,22 @@ final class HealthMonitor {
     }
   }
 
+  /**
+   * The lane terminated and leaves the health thread: it writes the drop summary it still owes
+   * (no tick will), so each drop is in exactly one line ({@link DropLog#laneLeft}).
+   */
   void unregister() {
     TICKER_LOCK.lock();
     try {
       LANES.remove(registration);
     } finally {
       TICKER_LOCK.unlock();
+    }
+    try {
+      ctx.books.drops.laneLeft(ctx.ticker.read());
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "lane \"" + ctx.name + "\": writing the last drop summary"
+          + " failed: " + e);
     }
   }
 
@@ -233,14 +266,14 @@ final class HealthMonitor {
         try {
           l.ctx.pool.reapDeadWorkers(); // all a resting lane needs (see "Resting")
         } catch (Throwable e) {
-          logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
+          l.ctx.health.tickFailed(e);
         }
       }
       if (!awake.isEmpty()) {
         try {
           Deadlocks.check(awake); // a resting lane has no task, so it is in no cycle
         } catch (Throwable e) {
-          logQuietly("lanes-health: deadlock analysis failed", e);
+          analysisFailed(e);
         }
       }
       for (LaneExecutor l : awake) {
@@ -251,7 +284,7 @@ final class HealthMonitor {
           l.ctx.books.drops.flush(now);
           l.ctx.health.tryToRest();
         } catch (Throwable e) {
-          logQuietly("lanes-health: checking lane \"" + l.ctx.name + "\" failed", e);
+          l.ctx.health.tickFailed(e); // contained: the next lane is judged as usual
         }
       }
       allResting = mayParkLong(lanes, registered);
@@ -293,6 +326,16 @@ final class HealthMonitor {
     lock.lock();
     try {
       return ticks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Samples held now (for tests). */
+  int samplesHeld() {
+    lock.lock();
+    try {
+      return samples.size();
     } finally {
       lock.unlock();
     }
@@ -422,11 +465,83 @@ final class HealthMonitor {
     }
   }
 
+  /** When a failed deadlock analysis was last logged (System.nanoTime); health thread only. */
+  private static long analysisFailureLoggedAt;
+  private static boolean analysisFailureLogged;
+
+  private static void analysisFailed(Throwable e) {
+    long now = System.nanoTime();
+    if (analysisFailureLogged
+        && now - analysisFailureLoggedAt < TimeUnit.MINUTES.toNanos(FAILURE_LOG_MINUTES)) {
+      return;
+    }
+    analysisFailureLogged = true;
+    analysisFailureLoggedAt = now;
+    logQuietly("lanes-health: the deadlock analysis failed (" + e + "); logged once per "
+        + FAILURE_LOG_MINUTES + " min at most", e);
+  }
+
+  /**
+   * Health thread: this lane's tick failed with {@code e}. Logs it (the first time, then once per
+   * {@value #FAILURE_LOG_MINUTES} minutes at most, with how many failed meanwhile), then lets the
+   * state follow the lane's refusals, which needs no clock: a refusal since the last sample makes
+   * an OK or SATURATED lane REJECTING at once (a failing tick has no time to hold hysteresis by).
+   * The lane stays so until a tick succeeds and judges it again.
+   */
+  void tickFailed(Throwable e) {
+    failuresUnlogged++;
+    long wall = System.nanoTime();
+    if (!failureLogged || wall - failureLoggedAt >= TimeUnit.MINUTES.toNanos(FAILURE_LOG_MINUTES)) {
+      String more = failureLogged ? " (" + (failuresUnlogged - 1) + " more failed since the last"
+          + " line)" : "";
+      failureLogged = true;
+      failureLoggedAt = wall;
+      failuresUnlogged = 0;
+      logQuietly("lane \"" + ctx.name + "\": health check failed: " + e + more + "; the lane's state"
+          + " follows its refusals only until a check succeeds; logged once per "
+          + FAILURE_LOG_MINUTES + " min at most", e);
+    }
+    try {
+      followRefusals();
+    } catch (Throwable again) {
+      // nothing more to do without the lane's books; the next tick tries again
+    }
+  }
+
+  private void followRefusals() {
+    lock.lock();
+    try {
+      long[] last = samples.peekLast();
+      long rejected = ctx.books.rejectedCount();
+      if (rejected == last[4] || state.ordinal() >= LaneHealth.REJECTING.ordinal()) {
+        return;
+      }
+      Map<String, Double> figures = new LinkedHashMap<>();
+      figures.put("rejectedInWindow", (double) (rejected - samples.peekFirst()[4]));
+      figures.put("queued", (double) ctx.books.queuedCount());
+      transition(LaneHealth.REJECTING, last[0], figures, String.format(Locale.ROOT,
+          "%.0f tasks rejected or dropped (the health check is failing: judged from refusals"
+              + " only)", figures.get("rejectedInWindow")));
+    } finally {
+      lock.unlock();
+    }
+    deliver();
+  }
+
   private static void logQuietly(String message, Throwable e) {
     try {
-      LOG.log(System.Logger.Level.ERROR, message, e);
+      LOG.log(System.Logger.Level.WARNING, message, e);
     } catch (Throwable ignored) {
       // the health thread must outlive a failing logger
+    }
+  }
+
+  /** {@code d} in nanoseconds, {@link Long#MAX_VALUE} beyond (about 292 years). */
+  static long nanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
   }
 
@@ -468,15 +583,29 @@ final class HealthMonitor {
         // The first tick after rest: the one sample left stands for the idle ticks skipped, the
         // last of which would have been a tick ago (see "Resting").
         collapsed = false;
-        last[0] = Math.max(last[0], now - TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
+        long tickAgo = now - TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+        if (tickAgo - last[0] > 0) {
+          last[0] = tickAgo;
+        }
       }
-      if (last == null || now > last[0] || samples.size() == 1) {
+      long windowNanos = nanos(config.window());
+      if (samples.size() == 1) {
         samples.addLast(sample); // the first sample (taken at creation) stays as the baseline
-      } else {
+      } else if (now - last[0] <= 0) {
         samples.removeLast();
         samples.addLast(sample); // a second look at the same instant replaces the first
+      } else {
+        // Keep samples at least a window / SAMPLES_PER_WINDOW apart, so a window holds at most
+        // that many (plus the newest and one before the window): the newest replaces the last
+        // while the last is nearer than that to the one before it. Counts are cumulative, so a
+        // replaced sample loses nothing but the window start's precision.
+        samples.removeLast();
+        long[] beforeLast = samples.peekLast();
+        if (last[0] - beforeLast[0] >= windowNanos / SAMPLES_PER_WINDOW) {
+          samples.addLast(last);
+        }
+        samples.addLast(sample);
       }
-      long windowNanos = config.window().toNanos();
       while (samples.size() > 2 && now - samples.peekFirst()[0] > windowNanos) {
         samples.removeFirst();
       }
@@ -519,7 +648,7 @@ final class HealthMonitor {
         if (stackProofSince < 0) {
           stackProofSince = now;
         }
-        if (now - stackProofSince < config.deadlockDetection().toNanos()) {
+        if (now - stackProofSince < nanos(config.deadlockDetection())) {
           return;
         }
       }
@@ -568,7 +697,7 @@ final class HealthMonitor {
         suspicionSince = now;
         suspicionSignature = signature;
       }
-      boolean held = now - suspicionSince >= config.deadlockDetection().toNanos();
+      boolean held = now - suspicionSince >= nanos(config.deadlockDetection());
       boolean first = held && suspicionDiagnostic == null;
       if (held) {
         suspicionDiagnostic = diagnostic;
@@ -597,12 +726,12 @@ final class HealthMonitor {
    * state then follows the load as usual.
    */
   void notDeadlocked(List<Runnable> after) {
-    long now = ctx.ticker.read();
     boolean moved;
     lock.lock();
     try {
       clearSuspicion();
-      moved = leaveDeadlocked(now);
+      // the clock only when leaving: a lane whose clock fails spoils no other lane's analysis
+      moved = state == LaneHealth.DEADLOCKED ? leaveDeadlocked(ctx.ticker.read()) : forgetProof();
     } finally {
       lock.unlock();
     }
@@ -611,11 +740,17 @@ final class HealthMonitor {
     }
   }
 
-  /** Forgets a proof; leaves DEADLOCKED if the lane is in it. True if it moved. Call under lock. */
-  private boolean leaveDeadlocked(long now) {
+  /** Forgets a proof, for a lane not in DEADLOCKED; false (it did not move). Call under lock. */
+  private boolean forgetProof() {
     deadlockDiagnostic = null;
     deadlockFigures = null;
     stackProofSince = -1;
+    return false;
+  }
+
+  /** Forgets a proof; leaves DEADLOCKED if the lane is in it. True if it moved. Call under lock. */
+  private boolean leaveDeadlocked(long now) {
+    forgetProof();
     if (state != LaneHealth.DEADLOCKED) {
       return false;
     }
@@ -650,9 +785,9 @@ final class HealthMonitor {
     double wait = Math.max(meanWait, headAge);
     double threshold =
         config.fixedWaitThreshold() != null
-            ? config.fixedWaitThreshold().toNanos()
+            ? nanos(config.fixedWaitThreshold())
             : config.waitToRunRatio() * (Double.isNaN(meanRun) ? 0 : meanRun);
-    threshold = Math.max(threshold, config.minWait().toNanos());
+    threshold = Math.max(threshold, nanos(config.minWait()));
     figures.put("meanWaitMs", meanWait / 1e6);
     figures.put("oldestQueuedMs", headAge / 1e6);
     figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6); // -1: none ended yet
@@ -698,7 +833,7 @@ final class HealthMonitor {
     long needed =
         desired == LaneHealth.DEADLOCKED || state == LaneHealth.DEADLOCKED
             ? 0 // a deadlock is entered and left on the analysis' evidence, with no hysteresis
-            : worse ? config.enterAfter().toNanos() : config.exitAfter().toNanos();
+            : worse ? nanos(config.enterAfter()) : nanos(config.exitAfter());
     if (held < needed) {
       return;
     }

@@ -6,7 +6,9 @@ import java.time.Duration;
  * A lane's saturation and deadlock settings, as its builder validated them (see the builder's
  * {@code saturated…}, {@code saturation…}, {@code deadlockDetection}, {@code …OnDeadlock} and
  * {@code healthLogLevel} methods for what each means); the saturation ones may be replaced live
- * ({@link #with}).
+ * ({@link #with}). {@link SettingChecks} bounds every duration at {@link
+ * SettingChecks#MAX_HEALTH_DURATION}; {@link HealthMonitor} still reads them saturated, so settings
+ * made past the checks cannot overflow it.
  */
 record HealthSettings(
     Duration window,

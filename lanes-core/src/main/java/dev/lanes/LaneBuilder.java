@@ -188,11 +188,8 @@ public final class LaneBuilder {
    * @throws IllegalStateException if a CPU-time setting was already given
    */
   public LaneBuilder cpuTimeSampled(Duration interval) {
-    Objects.requireNonNull(interval, prefix() + "cpuTimeSampled interval must not be null");
-    if (interval.isNegative() || interval.isZero() || interval.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException(
-          prefix() + "cpuTimeSampled interval must be between 1ns and PT1H, was " + interval);
-    }
+    SettingChecks.between(name, "cpuTimeSampled interval", interval, Duration.ofNanos(1),
+        Duration.ofHours(1));
     once("cpuTime", "sampled every " + interval);
     this.cpuSampleNanos = interval.toNanos();
     return this;
@@ -324,12 +321,8 @@ public final class LaneBuilder {
    * @throws IllegalStateException if it was already set
    */
   public LaneBuilder statsInterval(Duration statsInterval) {
-    Objects.requireNonNull(statsInterval, prefix() + "statsInterval must not be null");
-    if (statsInterval.compareTo(Duration.ofMillis(100)) < 0
-        || statsInterval.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException(
-          prefix() + "statsInterval must be between PT0.1S and PT1H, was " + statsInterval);
-    }
+    SettingChecks.between(name, "statsInterval", statsInterval, Duration.ofMillis(100),
+        Duration.ofHours(1));
     once("statsInterval", statsInterval);
     this.statsInterval = statsInterval;
     return this;
@@ -342,9 +335,10 @@ public final class LaneBuilder {
    * oldest task still queued, so a queue that stopped moving shows before its tasks start. One of
    * this and {@link #saturatedWhenWaitExceeds} may be given.
    *
-   * @param ratio a finite number above 0
+   * @param ratio a finite number above 0 and at most 1 000 000
    * @return this builder
-   * @throws IllegalArgumentException if {@code ratio} is not finite or not above 0 (NaN included)
+   * @throws IllegalArgumentException if {@code ratio} is not above 0 (NaN included) or above
+   *     1 000 000
    * @throws IllegalStateException if a saturation threshold was already given
    */
   public LaneBuilder saturatedWhenWaitExceedsRun(double ratio) {
@@ -359,10 +353,10 @@ public final class LaneBuilder {
    * oldest queued task's age, as for {@link #saturatedWhenWaitExceedsRun}) exceeds {@code wait},
    * whatever the run time. One of this and {@link #saturatedWhenWaitExceedsRun} may be given.
    *
-   * @param wait the threshold, above 0
+   * @param wait the threshold, above 0 and at most 1 hour
    * @return this builder
    * @throws NullPointerException if {@code wait} is null
-   * @throws IllegalArgumentException if {@code wait} is 0 or negative
+   * @throws IllegalArgumentException if {@code wait} is 0, negative or above 1 hour
    * @throws IllegalStateException if a saturation threshold was already given
    */
   public LaneBuilder saturatedWhenWaitExceeds(Duration wait) {
@@ -412,12 +406,15 @@ public final class LaneBuilder {
   }
 
   /**
-   * Sliding window of the saturation figures (default 5 s).
+   * Sliding window of the saturation figures (default 5 s). The health thread keeps a sample of
+   * the lane's counts per check (10 a second) within the window, and at most 1000 of them: a
+   * window longer than 100 s is judged from samples one thousandth of it apart, so its start is
+   * exact to within a thousandth of its length.
    *
-   * @param window the window's length, above 0
+   * @param window the window's length, above 0 and at most 1 hour
    * @return this builder
    * @throws NullPointerException if {@code window} is null
-   * @throws IllegalArgumentException if {@code window} is 0 or negative
+   * @throws IllegalArgumentException if {@code window} is 0, negative or above 1 hour
    * @throws IllegalStateException if it was already set
    */
   public LaneBuilder saturationWindow(Duration window) {
@@ -432,10 +429,10 @@ public final class LaneBuilder {
    * Waits below this never make the lane saturated (default 1 ms: a 3 µs wait behind a 1 µs task
    * is no problem).
    *
-   * @param minWait the floor of the wait threshold, 0 or more
+   * @param minWait the floor of the wait threshold, 0 to 1 hour
    * @return this builder
    * @throws NullPointerException if {@code minWait} is null
-   * @throws IllegalArgumentException if {@code minWait} is negative
+   * @throws IllegalArgumentException if {@code minWait} is negative or above 1 hour
    * @throws IllegalStateException if it was already set
    */
   public LaneBuilder saturationMinWait(Duration minWait) {
@@ -450,12 +447,12 @@ public final class LaneBuilder {
    * How long the saturation (or rejection) condition must hold before the state worsens, and stop
    * holding before it goes back to OK (defaults 1 s and 2 s).
    *
-   * @param enterAfter how long the condition must hold before the state worsens, 0 or more
-   * @param exitAfter how long the condition must stop holding before the state is OK again, 0 or
-   *     more
+   * @param enterAfter how long the condition must hold before the state worsens, 0 to 1 hour
+   * @param exitAfter how long the condition must stop holding before the state is OK again, 0 to
+   *     1 hour
    * @return this builder
    * @throws NullPointerException if either is null
-   * @throws IllegalArgumentException if either is negative
+   * @throws IllegalArgumentException if either is negative or above 1 hour
    * @throws IllegalStateException if it was already set
    */
   public LaneBuilder saturationHysteresis(Duration enterAfter, Duration exitAfter) {
@@ -476,10 +473,10 @@ public final class LaneBuilder {
    * reported (state DEADLOCKED, a health event, a logged diagnostic); {@link #failOnDeadlock()}
    * and {@link #compensateOnDeadlock(int)} also act on it.
    *
-   * @param detection how long, above 0
+   * @param detection how long, above 0 and at most 1 hour
    * @return this builder
    * @throws NullPointerException if {@code detection} is null
-   * @throws IllegalArgumentException if {@code detection} is 0 or negative
+   * @throws IllegalArgumentException if {@code detection} is 0, negative or above 1 hour
    * @throws IllegalStateException if it was already set
    */
   public LaneBuilder deadlockDetection(Duration detection) {

@@ -124,9 +124,9 @@ public final class LaneChange {
    * Judges saturation by the wait-to-run ratio, as {@link LaneBuilder#saturatedWhenWaitExceedsRun}
    * (replacing a fixed wait threshold).
    *
-   * @param ratio a finite number above 0
+   * @param ratio a finite number above 0 and at most 1 000 000
    * @return this change
-   * @throws IllegalArgumentException if not finite or not above 0
+   * @throws IllegalArgumentException if not above 0 (NaN included) or above 1 000 000
    */
   public LaneChange saturatedWhenWaitExceedsRun(double ratio) {
     this.waitToRunRatio = SettingChecks.waitToRunRatio(name, ratio);
@@ -138,10 +138,10 @@ public final class LaneChange {
    * Judges saturation by a fixed wait, as {@link LaneBuilder#saturatedWhenWaitExceeds}
    * (replacing the ratio rule).
    *
-   * @param wait above 0
+   * @param wait above 0 and at most 1 hour
    * @return this change
    * @throws NullPointerException if null
-   * @throws IllegalArgumentException if 0 or negative
+   * @throws IllegalArgumentException if 0, negative or above 1 hour
    */
   public LaneChange saturatedWhenWaitExceeds(Duration wait) {
     this.fixedWaitThreshold = SettingChecks.positive(name, "saturation wait", wait);
@@ -152,10 +152,10 @@ public final class LaneChange {
   /**
    * The saturation figures' sliding window, as {@link LaneBuilder#saturationWindow}.
    *
-   * @param window above 0
+   * @param window above 0 and at most 1 hour
    * @return this change
    * @throws NullPointerException if null
-   * @throws IllegalArgumentException if 0 or negative
+   * @throws IllegalArgumentException if 0, negative or above 1 hour
    */
   public LaneChange saturationWindow(Duration window) {
     this.saturationWindow = SettingChecks.positive(name, "saturationWindow", window);
@@ -165,10 +165,10 @@ public final class LaneChange {
   /**
    * The floor of the wait threshold, as {@link LaneBuilder#saturationMinWait}.
    *
-   * @param minWait 0 or more
+   * @param minWait 0 to 1 hour
    * @return this change
    * @throws NullPointerException if null
-   * @throws IllegalArgumentException if negative
+   * @throws IllegalArgumentException if negative or above 1 hour
    */
   public LaneChange saturationMinWait(Duration minWait) {
     this.saturationMinWait = SettingChecks.notNegative(name, "saturationMinWait", minWait);
@@ -179,11 +179,11 @@ public final class LaneChange {
    * How long the condition must hold before the state worsens, and stop holding before it is OK
    * again, as {@link LaneBuilder#saturationHysteresis}.
    *
-   * @param enterAfter 0 or more
-   * @param exitAfter 0 or more
+   * @param enterAfter 0 to 1 hour
+   * @param exitAfter 0 to 1 hour
    * @return this change
    * @throws NullPointerException if either is null
-   * @throws IllegalArgumentException if either is negative
+   * @throws IllegalArgumentException if either is negative or above 1 hour
    */
   public LaneChange saturationHysteresis(Duration enterAfter, Duration exitAfter) {
     this.enterAfter = SettingChecks.notNegative(name, "saturationHysteresis enterAfter", enterAfter);

@@ -12,6 +12,16 @@ import java.util.Objects;
 final class SettingChecks {
   private SettingChecks() {}
 
+  /**
+   * Longest saturation window, fixed wait threshold, minimum wait, hysteresis and deadlock
+   * detection period: beyond an hour these settings judge nothing a person watches, and their
+   * nanoseconds stay far from {@code long}'s range (a {@link Duration} of about 292 years has none).
+   */
+  static final Duration MAX_HEALTH_DURATION = Duration.ofHours(1);
+
+  /** Largest saturation wait-to-run ratio: a wait a million times the run time. */
+  static final double MAX_WAIT_TO_RUN_RATIO = 1_000_000;
+
   static String prefix(String lane) {
     return "lane " + LaneBuilder.quote(lane) + ": ";
   }
@@ -41,21 +51,46 @@ final class SettingChecks {
       throw new IllegalArgumentException(
           prefix(lane) + "saturation wait-to-run ratio must be a finite number > 0, was " + ratio);
     }
+    if (ratio > MAX_WAIT_TO_RUN_RATIO) {
+      throw new IllegalArgumentException(prefix(lane) + "saturation wait-to-run ratio must be at"
+          + " most " + (long) MAX_WAIT_TO_RUN_RATIO + ", was " + ratio);
+    }
     return ratio;
   }
 
+  /** A health duration: above 0 and at most {@link #MAX_HEALTH_DURATION}. */
   static Duration positive(String lane, String setting, Duration d) {
     Objects.requireNonNull(d, prefix(lane) + setting + " must not be null");
     if (d.isNegative() || d.isZero()) {
       throw new IllegalArgumentException(prefix(lane) + setting + " must be > 0, was " + d);
     }
-    return d;
+    return atMost(lane, setting, d, MAX_HEALTH_DURATION);
   }
 
+  /** A health duration: 0 or more and at most {@link #MAX_HEALTH_DURATION}. */
   static Duration notNegative(String lane, String setting, Duration d) {
     Objects.requireNonNull(d, prefix(lane) + setting + " must not be null");
     if (d.isNegative()) {
       throw new IllegalArgumentException(prefix(lane) + setting + " must be ≥ 0, was " + d);
+    }
+    return atMost(lane, setting, d, MAX_HEALTH_DURATION);
+  }
+
+  private static Duration atMost(String lane, String setting, Duration d, Duration max) {
+    if (d.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          prefix(lane) + setting + " must be at most " + max + ", was " + d);
+    }
+    return d;
+  }
+
+  /** A builder-only duration between {@code min} and {@code max}, both included. */
+  static Duration between(String lane, String setting, Duration d, Duration min, Duration max) {
+    Objects.requireNonNull(d, prefix(lane) + setting + " must not be null");
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      throw new IllegalArgumentException(prefix(lane) + setting + " must be between "
+          + (min.equals(Duration.ofNanos(1)) ? "1ns" : min.toString()) + " and " + max + ", was "
+          + d);
     }
     return d;
   }

@@ -69,6 +69,10 @@ class ValidationTest {
   void statsInterval() {
     assertThatThrownBy(() -> Lane.blocking("db", 1).statsInterval(Duration.ofMillis(5)))
         .hasMessage("lane \"db\": statsInterval must be between PT0.1S and PT1H, was PT0.005S");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).statsInterval(Duration.ofDays(365_000)))
+        .hasMessage("lane \"db\": statsInterval must be between PT0.1S and PT1H, was PT8760000H");
+    assertThatThrownBy(() -> Lane.blocking("db", 1).cpuTimeSampled(Duration.ofHours(2)))
+        .hasMessage("lane \"db\": cpuTimeSampled interval must be between 1ns and PT1H, was PT2H");
   }
 
   @Test

@@ -67,6 +67,11 @@ import java.util.function.Consumer;
  * Builder#scheduler}); or only when {@link #check()} is called ({@link Builder#manualChecks()}).
  * {@link #close()} stops them (joining the thread), stops watching, and closes the sinks.
  *
+ * <p><b>Closing while a set changes.</b> A lane added to a watched {@link Lanes} set while {@link
+ * #close()} runs is either watched and then let go by the close, or never watched; either way
+ * {@link Lanes#add} never throws because this instance closed (its listener ignores a closed
+ * instance), and a closed instance watches nothing.
+ *
  * <p><b>Concurrency design.</b> {@code lock} guards the watched lanes and every episode's state;
  * {@link #check()} holds it while it reads the lanes and decides, then releases it and calls the
  * sinks (other code) in the order the alerts were made, so two concurrent checks may interleave
@@ -171,15 +176,17 @@ public final class LaneAlerts implements AutoCloseable {
 
   /**
    * Watches every lane of a set: those in it now, those added later; a lane removed from the set
-   * is no longer watched.
+   * is no longer watched. Once this instance is closed, lanes added to the set are ignored (the
+   * set's {@link Lanes#add} never throws because of it, see "Closing while a set changes"), and so
+   * are the set's lanes if {@link #close()} ran while this call was under way.
    *
    * @param lanes the set
    * @throws NullPointerException if {@code lanes} is null
-   * @throws IllegalStateException if this instance is closed
+   * @throws IllegalStateException if this instance was closed when the call began
    */
   public void watch(Lanes lanes) {
     Objects.requireNonNull(lanes, "lanes must not be null");
-    SetWatch set = new SetWatch(lanes, lane -> watch(lane), lane -> unwatch(lane));
+    SetWatch set = new SetWatch(lanes, this::watchUnlessClosed, lane -> unwatch(lane));
     lock.lock();
     try {
       requireOpen();
@@ -189,7 +196,32 @@ public final class LaneAlerts implements AutoCloseable {
     }
     lanes.onAdded(set.added);
     lanes.onRemoved(set.removed);
-    lanes.all().forEach(this::watch);
+    boolean closedMeanwhile;
+    lock.lock();
+    try {
+      closedMeanwhile = closed;
+    } finally {
+      lock.unlock();
+    }
+    if (closedMeanwhile) { // the close may have looked for these listeners before they were added
+      lanes.removeListener(set.added);
+      lanes.removeListener(set.removed);
+      return;
+    }
+    lanes.all().forEach(this::watchUnlessClosed);
+  }
+
+  /** A set's listener: watches {@code lane}, or does nothing once this instance is closed. */
+  private void watchUnlessClosed(Lane lane) {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      watch(lane); // re-entrant: still open under the same hold of the lock
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
