@@ -319,7 +319,8 @@ public final class SubmitTrace {
     }
     for (Track t : tracks.values()) {
       if (t.events > 0 && !shown.containsValue(t)) {
-        System.out.printf("(not counted: %s, %d events)%n", t.thread, t.events);
+        System.out.printf("(not counted: %s, %d events, %d hops: %s)%n", t.thread, t.events,
+            t.hops.size(), String.join(", ", t.visited));
       }
     }
     System.out.printf("traced submit: %d files, %d hops, %d of them back into a file already left%n",
