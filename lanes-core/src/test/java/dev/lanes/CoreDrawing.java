@@ -50,12 +50,13 @@ import java.util.TreeSet;
  * go to the first name, so the drawing is deterministic); the circles themselves are ordered by
  * the arrows between them. An arrow from a file to one placed above it <em>runs back up</em>; only
  * arrows inside a circle can. Without them the arrows form a DAG, and each file stands on the
- * floor just above the highest file it uses (longest-path layering; floor 1 uses nothing), so the
- * lane, which uses most things, is at the top.
+ * floor just above the highest file it uses by an arrow that runs down (longest-path layering;
+ * floor 1: no such arrow), so the lane, which uses most things, is at the top.
  *
- * <p>Run by hand: {@code java -cp <lanes-core test class path> dev.lanes.CoreDrawing [kinds…]},
- * kinds among {@code CALL FIELD INHERIT SIGNATURE OTHER} (default: all), from {@code lanes-core}
- * after {@code test-compile}.
+ * <p>Run by hand, from {@code lanes-core} after {@code test-compile} and {@code ../mvnw -q -o
+ * dependency:build-classpath -Dmdep.outputFile=target/test.cp -Dmdep.includeScope=test}: {@code
+ * java -cp target/test-classes:target/classes:$(cat target/test.cp) dev.lanes.CoreDrawing
+ * [kinds…]}, kinds among {@code CALL FIELD INHERIT SIGNATURE OTHER} (default: all).
  */
 final class CoreDrawing {
 
@@ -84,14 +85,15 @@ final class CoreDrawing {
       if (verb.contains(" extends ") || verb.contains(" implements ")) {
         return INHERIT;
       }
-      if (verb.contains(" has type") || verb.contains(" has generic type") || verb.contains(" parameter")
-          || verb.contains(" return type") || verb.contains(" component type")) {
+      if (verb.contains(" has type") || verb.contains(" has generic type")
+          || verb.contains(" parameter") || verb.contains(" return type")
+          || verb.contains(" component type")) {
         return SIGNATURE;
       }
       return OTHER;
     }
 
-    /** ArchUnit's description with every {@code <…>} (a member or type, nested ones too) cut out. */
+    /** ArchUnit's description with every {@code <…>} (a member or a type, nested too) cut out. */
     private static String outsideBrackets(String description) {
       StringBuilder out = new StringBuilder();
       int depth = 0;
@@ -122,7 +124,8 @@ final class CoreDrawing {
   }
 
   /** A write of {@code owner.field} from the code of another file, {@code writer}. */
-  record ForeignWrite(String owner, String field, String writer) implements Comparable<ForeignWrite> {
+  record ForeignWrite(String owner, String field, String writer)
+      implements Comparable<ForeignWrite> {
     @Override
     public int compareTo(ForeignWrite o) {
       return toString().compareTo(o.toString());
@@ -138,7 +141,7 @@ final class CoreDrawing {
 
   private final Set<Kind> kinds;
   private final SortedSet<String> files = new TreeSet<>();
-  /** Each arrow, with one example (the first ArchUnit description, by text). */
+  /** Each arrow, with one example: an ArchUnit description (see {@link #addArrow}). */
   private final SortedMap<Arrow, String> arrows = new TreeMap<>();
   /** Each foreign write with the number of places that make it. */
   private final SortedMap<ForeignWrite, Integer> foreignWrites = new TreeMap<>();
@@ -162,16 +165,18 @@ final class CoreDrawing {
       String from = fileOf(c);
       for (Dependency d : c.getDirectDependenciesFromSelf()) {
         JavaClass target = d.getTargetClass().getBaseComponentType();
-        if (isCore(target) && !fileOf(target).equals(from) && this.kinds.contains(Kind.of(d.getDescription()))) {
+        if (isCore(target) && !fileOf(target).equals(from)
+            && this.kinds.contains(Kind.of(d.getDescription()))) {
           String to = fileOf(target);
-          draw(from, to, d.getDescription());
+          addArrow(from, to, d.getDescription());
         }
       }
       if (this.kinds.contains(Kind.INHERIT) && c.reflect().isSealed()) { // ArchUnit skips `permits`
         for (Class<?> permitted : c.reflect().getPermittedSubclasses()) {
           String to = fileOf(classes.get(permitted));
           if (!to.equals(from)) {
-            draw(from, to, "Class <" + c.getName() + "> permits subclass <" + permitted.getName() + ">");
+            addArrow(from, to,
+                "Class <" + c.getName() + "> permits subclass <" + permitted.getName() + ">");
           }
         }
       }
@@ -179,7 +184,8 @@ final class CoreDrawing {
         FieldAccessTarget field = access.getTarget();
         if (access.getAccessType() == AccessType.SET && isCore(field.getOwner())
             && !fileOf(field.getOwner()).equals(from)) {
-          String owner = field.getOwner().getName().substring(PACKAGE.length() + 1).replace('$', '.');
+          String owner =
+              field.getOwner().getName().substring(PACKAGE.length() + 1).replace('$', '.');
           foreignWrites.merge(new ForeignWrite(owner, field.getName(), from),
               1, Integer::sum);
         }
@@ -188,9 +194,10 @@ final class CoreDrawing {
     draw();
   }
 
-  /** Adds the arrow, keeping as its example the most telling use: a call before a type, then by text. */
-  private void draw(String from, String to, String description) {
-    arrows.merge(new Arrow(from, to), description, (a, b) -> EXAMPLE_ORDER.compare(a, b) <= 0 ? a : b);
+  /** Adds the arrow, keeping as its example the most telling use: a call before a type, by text. */
+  private void addArrow(String from, String to, String description) {
+    arrows.merge(new Arrow(from, to), description,
+        (a, b) -> EXAMPLE_ORDER.compare(a, b) <= 0 ? a : b);
   }
 
   private static final Comparator<String> EXAMPLE_ORDER =
@@ -316,7 +323,8 @@ final class CoreDrawing {
   }
 
   /** Eades–Lin–Smyth inside one component: returns its files top first. */
-  private static List<String> greedyOrder(SortedSet<String> component, Map<String, SortedSet<String>> next) {
+  private static List<String> greedyOrder(
+      SortedSet<String> component, Map<String, SortedSet<String>> next) {
     SortedSet<String> left = new TreeSet<>(component);
     List<String> top = new ArrayList<>();
     Deque<String> bottom = new ArrayDeque<>();
@@ -411,15 +419,16 @@ final class CoreDrawing {
   // ---- the report ----
 
   String summary() {
-    return String.format("%d files on %d floors, %d arrows, %d of them running back up; %d circle(s), "
-            + "largest %d; %d writes into another file's fields (%d distinct)",
+    return String.format("%d files on %d floors, %d arrows, %d of them running back up; "
+            + "%d circle(s), largest %d; %d writes into another file's fields (%d distinct)",
         files.size(), floors(), arrows.size(), backArrows.size(), circles.size(), largestCircle(),
         foreignWriteCount(), foreignWrites.size());
   }
 
   String report() {
     StringBuilder out = new StringBuilder();
-    out.append("lanes-core drawn from ").append(kinds).append('\n').append(summary()).append("\n\n");
+    out.append("lanes-core drawn from ").append(kinds).append('\n')
+        .append(summary()).append("\n\n");
     out.append("Floors (top first):\n");
     for (int floor = floors(); floor >= 1; floor--) {
       out.append(String.format("  %2d  %s%n", floor, String.join(", ", floor(floor))));
@@ -432,8 +441,8 @@ final class CoreDrawing {
     for (SortedSet<String> c : circles) {
       out.append("  ").append(c.size()).append(": ").append(String.join(", ", c)).append('\n');
     }
-    out.append("\nWrites into another file's fields (").append(foreignWriteCount()).append(" places, ")
-        .append(foreignWrites.size()).append(" distinct):\n");
+    out.append("\nWrites into another file's fields (").append(foreignWriteCount())
+        .append(" places, ").append(foreignWrites.size()).append(" distinct):\n");
     foreignWrites.forEach((w, n) -> out.append(String.format("  %-55s ×%d%n", w, n)));
     return out.toString();
   }

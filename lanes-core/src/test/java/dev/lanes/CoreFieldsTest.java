@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class CoreFieldsTest {
 
-  /** {@code owner.field ← writer ×places}, owners named within their file ({@code Outer.Nested}). */
+  /** {@code owner.field ← writer ×places}; an owner is named within its file ({@code A.Nested}). */
   private static final List<String> ALLOWED = List.of(
       "Admission.aboveTargetSince ← LaneExecutor ×3",
       "Admission.aboveTargetSince ← Worker ×1",

@@ -60,9 +60,10 @@ import java.util.concurrent.TimeUnit;
  * belong to the next task. Other threads (the other worker, the health thread) are not counted;
  * the tool says how many events they had.
  *
- * <p>Run, from lanes-core after {@code ../mvnw -o -pl lanes-core test-compile} (JDK 21+): {@code
- * java -cp target/test-classes:target/classes:$HOME/.m2/repository/org/hdrhistogram/HdrHistogram/2.2.2/HdrHistogram-2.2.2.jar dev.lanes.SubmitTrace [-v]};
- * {@code -v} prints every hop.
+ * <p>Run by hand, from {@code lanes-core} after {@code test-compile} and {@code ../mvnw -q -o
+ * dependency:build-classpath -Dmdep.outputFile=target/test.cp -Dmdep.includeScope=test} (JDK 21+):
+ * {@code java -cp target/test-classes:target/classes:$(cat target/test.cp) dev.lanes.SubmitTrace
+ * [-v]}; {@code -v} lists every hop. (The child JVM needs only lanes-core and HdrHistogram.)
  */
 public final class SubmitTrace {
   private static final String TARGET = Target.class.getName();
@@ -323,7 +324,8 @@ public final class SubmitTrace {
             t.hops.size(), String.join(", ", t.visited));
       }
     }
-    System.out.printf("traced submit: %d files, %d hops, %d of them back into a file already left%n",
+    System.out.printf(
+        "traced submit: %d files, %d hops, %d of them back into a file already left%n",
         files.size(), hops, back);
     System.out.println("files: " + String.join(", ", files));
   }
