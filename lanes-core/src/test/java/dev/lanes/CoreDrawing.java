@@ -51,7 +51,7 @@ import java.util.TreeSet;
  * the arrows between them. An arrow from a file to one placed above it <em>runs back up</em>; only
  * arrows inside a circle can. Without them the arrows form a DAG, and each file stands on the
  * floor just above the highest file it uses by an arrow that runs down (longest-path layering;
- * floor 1: no such arrow), so the lane, which uses most things, is at the top.
+ * floor 1: no such arrow); today the lane, which uses most things, is alone at the top.
  *
  * <p>Run by hand, from {@code lanes-core} after {@code test-compile} and {@code ../mvnw -q -o
  * dependency:build-classpath -Dmdep.outputFile=target/test.cp -Dmdep.includeScope=test}: {@code

@@ -54,6 +54,16 @@ class CoreDrawingTest {
   }
 
   @Test
+  void eachFileStandsJustAboveTheHighestFileItUsesByAnArrowThatRunsDown() {
+    for (String file : DRAWING.files()) {
+      int highest = DRAWING.arrows().keySet().stream()
+          .filter(a -> a.from().equals(file) && !DRAWING.backArrows().contains(a))
+          .mapToInt(a -> DRAWING.floorOf(a.to())).max().orElse(0);
+      assertThat(DRAWING.floorOf(file)).as("floor of %s", file).isEqualTo(highest + 1);
+    }
+  }
+
+  @Test
   void onlyArrowsInsideACircleRunBackUpAndEveryOtherArrowRunsDown() {
     for (CoreDrawing.Arrow a : DRAWING.arrows().keySet()) {
       boolean back = DRAWING.backArrows().contains(a);
