@@ -69,7 +69,7 @@ public final class SubmitTrace {
   private static final String TARGET = Target.class.getName();
   private static final long WORKER_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  /** Per thread: the files of its core frames (bottom last), and what it did during the trace. */
+  /** Per thread: the files of its core frames (bottom first), and what it did during the trace. */
   private static final class Track {
     final String thread;
     final Deque<String> stack = new ArrayDeque<>();
@@ -351,7 +351,12 @@ public final class SubmitTrace {
         for (int i = 0; i < 2_000; i++) {
           lane.submit(() -> 1).get();
         }
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!bothWorkersParked()) { // so that the trace starts from parked workers, every time
+          if (System.nanoTime() - giveUp > 0) {
+            System.err.println("the workers did not park (are they still named traced-N?)");
+            break;
+          }
           Thread.yield();
         }
         begin();
