@@ -40,7 +40,7 @@ import java.util.TreeSet;
  * signatures and fields, inheritance and {@code permits}, instanceof, class literals,
  * annotations); an arrow to itself is not counted, and many uses of B from A make one arrow. A
  * compile-time constant is inlined by javac and leaves no trace; a call through another class's
- * field ({@code ctx.books.begin()}) is an arrow to the field's class too ({@code LaneBooks}).
+ * field ({@code ctx.books.takeLive(…)}) is an arrow to the field's class too ({@code LaneBooks}).
  *
  * <p><b>Circles</b>: the strongly connected components with more than one file (Tarjan).
  *
