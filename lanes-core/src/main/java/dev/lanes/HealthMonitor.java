@@ -106,8 +106,6 @@ final class HealthMonitor {
   private static Thread ticker;
 
   private final LaneContext ctx;
-  /** Replaced whole by a live change ({@link #settings(HealthSettings)}); read per check. */
-  private volatile HealthSettings config;
   private final WeakReference<LaneExecutor> registration;
   private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
       new CopyOnWriteArrayList<>();
@@ -152,9 +150,8 @@ final class HealthMonitor {
   private long suspicionSince = -1;
   private long suspicionSignature;
 
-  HealthMonitor(LaneContext ctx, LaneExecutor lane, HealthSettings config) {
+  HealthMonitor(LaneContext ctx, LaneExecutor lane) {
     this.ctx = ctx;
-    this.config = config;
     this.registration = new WeakReference<>(lane);
     long now = ctx.ticker.read();
     this.stateSince = now;
@@ -588,7 +585,7 @@ final class HealthMonitor {
           last[0] = tickAgo;
         }
       }
-      long windowNanos = nanos(config.window());
+      long windowNanos = nanos(config().window());
       if (samples.size() == 1) {
         samples.addLast(sample); // the first sample (taken at creation) stays as the baseline
       } else if (now - last[0] <= 0) {
@@ -648,7 +645,7 @@ final class HealthMonitor {
         if (stackProofSince < 0) {
           stackProofSince = now;
         }
-        if (now - stackProofSince < nanos(config.deadlockDetection())) {
+        if (now - stackProofSince < nanos(config().deadlockDetection())) {
           return;
         }
       }
@@ -657,7 +654,7 @@ final class HealthMonitor {
       deadlockFigures = figures;
       move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
       List<LaneFuture<?>> awaited = f.awaitedIn(ctx.lane);
-      switch (config.deadlockAction()) {
+      switch (config().deadlockAction()) {
         case REPORT -> {}
         case FAIL -> {
           // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
@@ -668,7 +665,7 @@ final class HealthMonitor {
         }
         case COMPENSATE -> {
           for (LaneFuture<?> e : awaited) {
-            cures.add(() -> ctx.pool.runOnCompensationThread(e, config.maxCompensationThreads()));
+            cures.add(() -> ctx.pool.runOnCompensationThread(e, config().maxCompensationThreads()));
           }
         }
       }
@@ -697,7 +694,7 @@ final class HealthMonitor {
         suspicionSince = now;
         suspicionSignature = signature;
       }
-      boolean held = now - suspicionSince >= nanos(config.deadlockDetection());
+      boolean held = now - suspicionSince >= nanos(config().deadlockDetection());
       boolean first = held && suspicionDiagnostic == null;
       if (held) {
         suspicionDiagnostic = diagnostic;
@@ -783,11 +780,12 @@ final class HealthMonitor {
     }
     double headAge = ctx.books.headWaitNanos(now); // the oldest live task
     double wait = Math.max(meanWait, headAge);
+    HealthSettings set = config(); // one value for the whole judgement
     double threshold =
-        config.fixedWaitThreshold() != null
-            ? nanos(config.fixedWaitThreshold())
-            : config.waitToRunRatio() * (Double.isNaN(meanRun) ? 0 : meanRun);
-    threshold = Math.max(threshold, nanos(config.minWait()));
+        set.fixedWaitThreshold() != null
+            ? nanos(set.fixedWaitThreshold())
+            : set.waitToRunRatio() * (Double.isNaN(meanRun) ? 0 : meanRun);
+    threshold = Math.max(threshold, nanos(set.minWait()));
     figures.put("meanWaitMs", meanWait / 1e6);
     figures.put("oldestQueuedMs", headAge / 1e6);
     figures.put("meanRunMs", Double.isNaN(meanRun) ? -1 : meanRun / 1e6); // -1: none ended yet
@@ -833,7 +831,7 @@ final class HealthMonitor {
     long needed =
         desired == LaneHealth.DEADLOCKED || state == LaneHealth.DEADLOCKED
             ? 0 // a deadlock is entered and left on the analysis' evidence, with no hysteresis
-            : worse ? nanos(config.enterAfter()) : nanos(config.exitAfter());
+            : worse ? nanos(config().enterAfter()) : nanos(config().exitAfter());
     if (held < needed) {
       return;
     }
@@ -861,7 +859,7 @@ final class HealthMonitor {
     // A deadlock (proven, or a suspicion: from == to) is a bug and always a warning; the rest is
     // load, logged at the level the user chose (INFO by default).
     boolean deadlock = desired == LaneHealth.DEADLOCKED || figures.containsKey("suspectedDeadlock");
-    System.Logger.Level level = deadlock ? System.Logger.Level.WARNING : config.logLevel();
+    System.Logger.Level level = deadlock ? System.Logger.Level.WARNING : config().logLevel();
     if (level != System.Logger.Level.OFF) {
       LOG.log(level, "lane \"" + ctx.name + "\": " + from + " → " + desired + ": " + why);
     }
@@ -897,17 +895,16 @@ final class HealthMonitor {
     }
   }
 
-  /** The settings now. */
+  /** The settings now: the health part of the lane's one settings value, read once a check. */
   HealthSettings settings() {
-    return config;
+    return ctx.settings.get().health;
   }
 
-  /** Replaces the settings (a live change, under the lane's main lock); the samples are kept. */
-  void settings(HealthSettings replacement) {
-    config = replacement;
+  private HealthSettings config() {
+    return ctx.settings.get().health;
   }
 
   HealthSettings.DeadlockAction policy() {
-    return config.deadlockAction();
+    return config().deadlockAction();
   }
 }

@@ -74,7 +74,7 @@ final class LaneContext {
     this.books = new LaneBooks(this, b.exceptionHandler);
     this.pool = new WorkerPool(this);
     this.lifecycle = new Lifecycle(this);
-    this.health = new HealthMonitor(this, lane, b.health());
+    this.health = new HealthMonitor(this, lane);
   }
 
   /** The run state now ({@link Lifecycle#runState}). */

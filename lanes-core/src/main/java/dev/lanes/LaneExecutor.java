@@ -795,7 +795,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       if (now.shedTargetNanos != next.shedTargetNanos) {
         admission.newShedTarget();
       }
-      health.settings(next.health);
       if (next.concurrency != now.concurrency) {
         pool.concurrencyChanged(next.concurrency);
       }

@@ -97,7 +97,9 @@ class HealthBoundsTest {
     AtomicLong clock = new AtomicLong();
     LaneExecutor lane = books.track((LaneExecutor) Lane.blocking("millennial", 1).queueCapacity(1)
         .ticker(clock::get).build());
-    lane.health.settings(millennial(lane.health.settings()));
+    Settings now = lane.ctx.settings.get();
+    lane.ctx.settings.replace(now, new Settings(now.concurrency, now.queueCapacity, now.overflow,
+        now.shedTargetNanos, now.shedIntervalNanos, millennial(now.health)));
     List<HealthEvent> events = new CopyOnWriteArrayList<>();
     lane.onHealth(events::add);
     CountDownLatch release = Work.occupy(lane);
