@@ -297,7 +297,7 @@ final class Deadlocks {
       return null;
     }
     // Each waiter must have submitted, from its own thread, a JDK async task still queued here.
-    java.util.Set<Worker> submitters =
+    java.util.Set<Object> submitters =
         java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     int queuedAsync = 0;
     for (LaneFuture<?> e : l.queuedEnvelopes()) {

@@ -235,7 +235,7 @@ final class LaneBooks {
    * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
    * for a plain entry (slow paths only; workers use their scratch envelope).
    */
-  LaneFuture<?> ownedEnvelope(Object x, TaskRing.Taken tk) {
+  LaneFuture<?> ownedEnvelope(Object x, Taken tk) {
     if (x instanceof LaneFuture<?> e) {
       if (!e.tryTake()) {
         deadEntries.decrementAndGet();
@@ -250,7 +250,7 @@ final class LaneBooks {
   }
 
   /** Takes the oldest live entry for a worker: its envelope (owned) or a plain task; or null. */
-  Object takeLive(TaskRing.Taken tk) {
+  Object takeLive(Taken tk) {
     for (; ; ) {
       Object x = ctx.ring.poll(tk);
       if (x == null) {
@@ -271,7 +271,7 @@ final class LaneBooks {
    * at the head (a task cancelled or claimed while queued) are dropped on the way, so a queue that
    * holds only dead entries reads as empty to shedding, health and {@code oldestQueuedNanos}.
    */
-  Object peekLive(TaskRing.Taken tk) {
+  Object peekLive(Taken tk) {
     for (int missed = 0; ; ) {
       Object x = ctx.ring.peek(tk);
       if (!(x instanceof LaneFuture<?> e) || e.taskState() == LaneFuture.QUEUED) {
@@ -288,7 +288,7 @@ final class LaneBooks {
 
   /** How long the oldest live queued task has waited at {@code now}, or 0 with none queued. */
   long headWaitNanos(long now) {
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     return peekLive(tk) == null ? 0 : Math.max(0, now - tk.stamp);
   }
 
@@ -296,7 +296,7 @@ final class LaneBooks {
    * Puts an entry a worker took back at the head of the queue, unrun (the worker's permit or
    * thread was surplus after a lowered concurrency), and wakes an idle worker for it.
    */
-  void putBack(Object x, TaskRing.Taken tk) {
+  void putBack(Object x, Taken tk) {
     if (x instanceof LaneFuture<?> e) {
       e.untake();
     }
@@ -308,7 +308,7 @@ final class LaneBooks {
    * The gate refused the oldest queued task for good ({@link LaneGate#REFUSE}): takes it and ends
    * it as {@link TaskOutcome#GATE_REFUSED}.
    */
-  void refuseOldest(TaskRing.Taken tk) {
+  void refuseOldest(Taken tk) {
     LaneFuture<?> t = null;
     for (Object x; t == null && (x = ctx.ring.pollClaimed(tk)) != null; ) {
       t = ownedEnvelope(x, tk);
@@ -334,7 +334,7 @@ final class LaneBooks {
    * it is ended here, like every envelope whose future tells.
    */
   boolean endLateEntries(Object entry) {
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     boolean mine = false;
     sweepers.incrementAndGet();
     try {

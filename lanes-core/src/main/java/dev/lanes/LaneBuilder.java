@@ -639,6 +639,6 @@ public final class LaneBuilder {
   }
 
   static String quote(String s) {
-    return s == null ? "null" : '"' + s + '"';
+    return SettingChecks.quote(s);
   }
 }

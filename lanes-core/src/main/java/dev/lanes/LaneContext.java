@@ -6,10 +6,13 @@ import java.util.concurrent.ThreadFactory;
  * What a lane's parts share, handed to each of them instead of the lane: its settings and its
  * parts, as final references. The workers, the pool, the lifecycle, health and the books reach
  * one another only through this; the public {@link Lane} — accepting, the overflow policies,
- * figures, listeners, concurrency changes — is {@link LaneExecutor}'s, and no part calls it.
- * {@link #lane} is there only because a task's envelope carries its lane (as its futures'
- * default executor, and as the identity the deadlock analysis matches waits on); {@code
- * LaneContextTest} checks that the parts use it for nothing else.
+ * figures, listeners, concurrency changes — is {@link LaneExecutor}'s. Of the parts, {@code
+ * Worker}, {@code WorkerPool}, {@code Lifecycle} and {@code LaneBooks} never use a member of the
+ * lane, and {@code HealthMonitor} only to keep its registry of lanes ({@code LaneContextTest});
+ * {@code LaneFuture} (whose lane is its executor and hears of a cancel while queued) and {@code
+ * Deadlocks} (cross-lane by nature) do. {@link #lane} is there because a task's envelope carries
+ * its lane (as its futures' default executor, and as the identity the deadlock analysis matches
+ * waits on).
  *
  * <p><b>Concurrency design.</b> Every field is final and set in the constructor, which runs on
  * the thread building the lane before any worker starts (the threads a platform lane starts are

@@ -582,7 +582,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Whether a task submitted at {@code now} is shed ({@link Admission#shed}). */
   private boolean shedding(long now, Settings rules) {
-    TaskRing.Taken head = new TaskRing.Taken();
+    Taken head = new Taken();
     boolean queued = books.peekLive(head) != null;
     return admission.shed(now, queued, head.stamp, rules);
   }
@@ -622,7 +622,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         }
       }
       case DISCARD_OLDEST -> {
-        TaskRing.Taken tk = new TaskRing.Taken();
+        Taken tk = new Taken();
         for (int idle = 0; ; ) {
           if (lifecycle.runState != Lifecycle.RUNNING) {
             reject(t, TaskOutcome.SHUTDOWN);

@@ -46,7 +46,7 @@ import java.util.concurrent.TimeoutException;
  * thread with the {@link WaitTracker}, so the lane can see a worker of its own waiting on a task
  * still queued (the nested-submission deadlock).
  */
-final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
+final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, NumberedEntry {
   static final int QUEUED = 0;
   static final int TAKEN = 1;
   static final int RUNNING = 2;
@@ -89,7 +89,7 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
    * by one of the lane's own workers, that worker (evidence for a suspected deadlock, see {@link
    * Deadlocks}); else null.
    */
-  Worker submitter;
+  Object submitter;
   /**
    * With a task decorator, the innermost wrapper around the task, which stamps the task's own
    * start and end (so the decorator's capture and restore are no task's time); else null.
@@ -147,7 +147,7 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
    * timed}) or submitted by a worker of a lane ({@code submitter}, for a JDK async task).
    */
   static LaneFuture<Void> internal(LaneExecutor lane, Runnable work, Runnable source,
-      String label, long acceptedNanos, Timed timed, Worker submitter) {
+      String label, long acceptedNanos, Timed timed, Object submitter) {
     LaneFuture<Void> f = new LaneFuture<>(lane);
     f.work = work;
     f.source = source;
@@ -165,7 +165,8 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T> {
   }
 
   /** Numbers the task by the ring position it first took, unless it has a number already. */
-  void numberIfNew(long id) {
+  @Override
+  public void numberIfNew(long id) {
     if (this.id == 0) {
       this.id = id;
     }

@@ -75,7 +75,7 @@ final class Lifecycle {
     }
     ctx.pool.wakeAll();
     List<Runnable> never = new ArrayList<>();
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     Object x;
     while ((x = ctx.ring.pollClaimed(tk)) != null) {
       LaneFuture<?> t = ctx.books.ownedEnvelope(x, tk);

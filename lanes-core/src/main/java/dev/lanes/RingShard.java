@@ -85,7 +85,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * finds the array being grown spins a few times, then spills).
  *
  * <p><b>Numbers.</b> Positions are the shard's own; the numbers it hands out (an envelope's {@code
- * id}, {@link TaskRing.Taken#position}) are positions plus the shard's {@code idBase} (its index
+ * id}, {@link Taken#position}) are positions plus the shard's {@code idBase} (its index
  * shifted to bit {@value #ID_SHIFT}), so that they stay unique across the shards of a ring.
  */
 final class RingShard {
@@ -343,7 +343,7 @@ final class RingShard {
   long spill(Object item, long stamp) {
     spilled.incrementAndGet(); // claimed: visible to hasClaimed before the entry is linked
     long position = SPILL_BASE + spillAppends.getAndIncrement();
-    if (item instanceof LaneFuture<?> f) {
+    if (item instanceof NumberedEntry f) {
       f.numberIfNew(position + 1 + idBase);
     }
     spill.offer(new Spilled(item, stamp, position, tailPosition()));
@@ -381,7 +381,7 @@ final class RingShard {
         if (witness == t) {
           seg = segment.serving(t); // never null: this position is not taken yet
           i = (int) t & seg.mask;
-          if (item instanceof LaneFuture<?> f) {
+          if (item instanceof NumberedEntry f) {
             f.numberIfNew(t + 1 + idBase); // its number: the position it first took (kept if moved)
           }
           seg.items[i] = item;
@@ -436,7 +436,7 @@ final class RingShard {
    * consumer was between its look at the array and its take. The stamp of the entry taken is left
    * in {@code into.stamp} and its position in {@code into.position}.
    */
-  Object poll(TaskRing.Taken into) {
+  Object poll(Taken into) {
     Object item = pollArray(into);
     if (item != null || spilled.get() == 0) {
       return item;
@@ -497,7 +497,7 @@ final class RingShard {
     return true;
   }
 
-  private Object pollArray(TaskRing.Taken into) {
+  private Object pollArray(Taken into) {
     Positions p = pos;
     long h = (long) HEAD.getAcquire(p);
     for (; ; ) {
@@ -601,7 +601,7 @@ final class RingShard {
    * ring. Approximate under concurrent submission: the head may be taken while it is read.
    */
   long headWaitNanos(long now) {
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     return peek(tk) == null ? 0 : Math.max(0, now - tk.stamp);
   }
 
@@ -609,7 +609,7 @@ final class RingShard {
    * The entry at the head and its stamp, without taking it; racy (it may be taken meanwhile, and
    * then this returns what the slot holds at that moment, possibly null).
    */
-  Object peek(TaskRing.Taken into) {
+  Object peek(Taken into) {
     long h = (long) HEAD.getVolatile(pos);
     Segment seg = segment.serving(h);
     int i = seg == null ? 0 : (int) h & seg.mask;

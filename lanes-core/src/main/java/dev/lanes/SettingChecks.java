@@ -23,7 +23,7 @@ final class SettingChecks {
   static final double MAX_WAIT_TO_RUN_RATIO = 1_000_000;
 
   static String prefix(String lane) {
-    return "lane " + LaneBuilder.quote(lane) + ": ";
+    return "lane " + quote(lane) + ": ";
   }
 
   static int range(String lane, String setting, int value, int min, int max) {
@@ -110,5 +110,10 @@ final class SettingChecks {
       throw new IllegalArgumentException(prefix(lane) + "a gate cannot go with overflow " + overflow
           + ": the caller would run the task without passing the gate");
     }
+  }
+
+  /** {@code s} in double quotes, or {@code null}. */
+  static String quote(String s) {
+    return s == null ? "null" : '"' + s + '"';
   }
 }

@@ -262,8 +262,7 @@ final class TaskRing {
       }
       Returned r = returned.remove(0);
       returnedCount = returned.size();
-      into.stamp = r.stamp();
-      into.position = r.position();
+      into.entry(r.stamp(), r.position());
       return r.item();
     } finally {
       returnedLock.unlock();
@@ -307,16 +306,7 @@ final class TaskRing {
       int shard = (start + i) & mask;
       Object x = s[shard].poll(into);
       if (x != null) {
-        into.last = shard;
-        if (shard != home) {
-          into.cursor = home; // back home next
-          into.streak = 0;
-        } else if (++into.streak >= STREAK) {
-          into.cursor = home + 1; // a streak at home: the others first next
-          into.streak = 0;
-        } else {
-          into.cursor = home;
-        }
+        into.tookFrom(shard, home, STREAK);
         return x;
       }
     }
@@ -462,8 +452,7 @@ final class TaskRing {
   Object peek(Taken into) {
     Returned r = peekReturned();
     if (r != null) {
-      into.stamp = r.stamp();
-      into.position = r.position();
+      into.entry(r.stamp(), r.position());
       return r.item();
     }
     RingShard[] s = shards;
@@ -481,8 +470,7 @@ final class TaskRing {
         position = into.position;
       }
     }
-    into.stamp = stamp;
-    into.position = position;
+    into.entry(stamp, position);
     return oldest;
   }
 
@@ -527,8 +515,8 @@ final class TaskRing {
   private final ReentrantLock idleLock = new ReentrantLock();
 
   /**
-   * The idle workers, oldest announcement first, linked both ways by {@link Worker#olderIdle} and
-   * {@link Worker#newerIdle}; guarded by idleLock.
+   * The idle workers, oldest announcement first, linked both ways by their {@link Idler}s;
+   * guarded by idleLock.
    */
   private Idler idleOldest;
 
@@ -606,7 +594,7 @@ final class TaskRing {
   }
 
   /**
-   * A worker's place in the idle list (one per worker, {@link Worker#idler}): written by the ring
+   * A worker's place in the idle list (one per worker: {@code Worker.idler}): written by the ring
    * only, under the idle lock but {@code idle}'s clearing, which whoever wakes it does there too.
    */
   static final class Idler {
@@ -656,8 +644,7 @@ final class TaskRing {
    * {@code epoch} is {@link #epoch()} as read before the worker last read its lane's state, so a
    * wake-all (which follows every change of that state) after that read is never missed.
    */
-  boolean await(Worker worker, long timeoutNanos, int epoch) {
-    Idler w = worker.idler;
+  boolean await(Idler w, long timeoutNanos, int epoch) {
     for (int spins = 0, publishWaits = 0; ; ) {
       if (headPublished()) {
         return true;
@@ -733,42 +720,5 @@ final class TaskRing {
     return !timedOut || hasClaimed() || wakeAllEpoch.get() != epoch;
   }
 
-  /** Where a taken entry's stamp and number are left, and a worker's place among the shards. */
-  static final class Taken {
-    long stamp;
-    /** The entry's number: its position in its shard, plus the shard's base (see RingShard). */
-    long position;
-    /** The taker's home shard (a worker's; 0 for any other taker). */
-    int home;
-    /** The shard the next take looks at first. */
-    int cursor;
-    /** The shard of the last take. */
-    int last;
-    /** Takes in a row from the home shard (see "Shards" in the class comment). */
-    int streak;
-    // written per task by its worker: keep other threads' data off its cache line
-    @SuppressWarnings("unused")
-    private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12;
 
-    /** Where a take leaves the stamp and number of the entry it took. */
-    void entry(long stamp, long position) {
-      this.stamp = stamp;
-      this.position = position;
-    }
-
-    /** Sets the taker's home shard, where it looks first. */
-    void home(int shard) {
-      home = shard;
-      cursor = shard;
-    }
-
-    /**
-     * After a long task: the next take looks first at the shard after the last one's, so the
-     * workers of a lane of long tasks take from every shard in turn (see "Shards").
-     */
-    void rotate() {
-      cursor = last + 1;
-      streak = 0;
-    }
-  }
 }

@@ -113,7 +113,7 @@ final class Worker implements Runnable {
   final TaskRun taskRun;
 
   /** Where this worker's ring takes leave an entry's stamp and position. */
-  final TaskRing.Taken taken = new TaskRing.Taken();
+  final Taken taken = new Taken();
 
   /**
    * Reused for every plain entry this worker takes (a task given to {@code execute} that rides in
@@ -262,7 +262,7 @@ final class Worker implements Runnable {
       TimeUnit.MICROSECONDS.toNanos(Long.getLong("lanes.virtualKeepAliveMicros", 200));
 
   private void coreLoop() {
-    TaskRing.Taken tk = taken;
+    Taken tk = taken;
     long lastEnd = -1;
     for (; ; ) {
       int epoch = ctx.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
@@ -291,7 +291,7 @@ final class Worker implements Runnable {
           Thread.onSpinWait(); // an entry is being published
           continue;
         }
-        ctx.ring.await(this, -1, epoch);
+        ctx.ring.await(idler, -1, epoch);
         lastEnd = -1; // we waited: read the clock (and the CPU clock) afresh
         lastCpu = -1;
         continue;
@@ -306,7 +306,7 @@ final class Worker implements Runnable {
   }
 
   private void elasticLoop() {
-    TaskRing.Taken tk = taken;
+    Taken tk = taken;
     long lastEnd = -1;
     for (; ; ) {
       int epoch = ctx.ring.epoch();
@@ -328,7 +328,7 @@ final class Worker implements Runnable {
       }
       if (x == null) {
         if (ctx.runState() == Lifecycle.RUNNING
-            && ctx.ring.await(this, KEEP_ALIVE_NANOS, epoch)) {
+            && ctx.ring.await(idler, KEEP_ALIVE_NANOS, epoch)) {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
         }
@@ -360,7 +360,7 @@ final class Worker implements Runnable {
    * Puts an entry this worker took back at the head of the queue, unrun: its permit or thread
    * turned out surplus after a lowered concurrency (a gate's pass goes back unused).
    */
-  private void giveBackUnrun(Object x, TaskRing.Taken tk) {
+  private void giveBackUnrun(Object x, Taken tk) {
     LaneGate.Pass p = pass;
     if (p != null) {
       pass = null;
@@ -431,7 +431,7 @@ final class Worker implements Runnable {
    * returns null (nothing queued; a pass got is given back unused) or {@link #AGAIN} (no pass: the
    * worker waited at the gate; or the gate refused the oldest task, which is ended).
    */
-  private Object takeThroughGate(TaskRing.Taken tk, int epoch) {
+  private Object takeThroughGate(Taken tk, int epoch) {
     if (!ctx.ring.hasClaimed()) {
       return null; // nothing queued: wait as an idle worker does
     }
@@ -486,7 +486,7 @@ final class Worker implements Runnable {
   }
 
   /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
-  private long runEntry(Object x, TaskRing.Taken tk, long lastEnd) {
+  private long runEntry(Object x, Taken tk, long lastEnd) {
     if (x instanceof LaneFuture<?> e) {
       return runTask(ctx, this, e, lastEnd);
     }

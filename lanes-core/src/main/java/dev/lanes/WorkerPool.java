@@ -162,7 +162,7 @@ final class WorkerPool {
 
   /** A queued task could not get a thread: fail it rather than strand it. */
   void failOneQueued(TaskOutcome reason) {
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     LaneFuture<?> t = null;
     for (Object x; t == null && (x = ctx.ring.pollOldest(tk)) != null; ) {
       t = ctx.books.ownedEnvelope(x, tk);

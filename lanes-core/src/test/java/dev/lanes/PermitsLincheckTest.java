@@ -153,7 +153,7 @@ class PermitsLincheckTest {
       if (permits.surplus() && !permits.releaseAndRecheck(ring)) {
         return; // the cap was lowered while this worker was idle: its permit went
       }
-      TaskRing.Taken tk = new TaskRing.Taken();
+      Taken tk = new Taken();
       Object x = ring.poll(tk);
       if (x == null) {
         if (permits.releaseAndRecheck(ring)) { // the keep-alive ran out
@@ -220,7 +220,7 @@ class PermitsLincheckTest {
       }
       int epoch = changesReturned.get();
       int limit = limitInForce;
-      TaskRing.Taken tk = new TaskRing.Taken();
+      Taken tk = new Taken();
       Object x = ring.poll(tk);
       if (x == null) {
         if (permits.releaseAndRecheck(ring)) {

@@ -28,7 +28,7 @@ class RingAwaitTest {
     CompletableFuture<Boolean> returned = new CompletableFuture<>();
     Thread t = Thread.ofPlatform().name("ring-await-test").start(() -> {
       worker.thread = Thread.currentThread();
-      returned.complete(ring.await(worker, -1, ring.epoch()));
+      returned.complete(ring.await(worker.idler, -1, ring.epoch()));
     });
     try {
       Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
@@ -41,7 +41,7 @@ class RingAwaitTest {
       t.join(TimeUnit.SECONDS.toMillis(30));
     }
     assertThat(t.isAlive()).isFalse();
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     assertThat(ring.poll(taken)).isEqualTo("task");
     assertThat(taken.stamp).isEqualTo(42);
     assertThat(taken.position).isEqualTo(position);
@@ -54,7 +54,7 @@ class RingAwaitTest {
     CompletableFuture<Boolean> returned = new CompletableFuture<>();
     Thread t = Thread.ofPlatform().name("ring-park-test").start(() -> {
       worker.thread = Thread.currentThread();
-      returned.complete(ring.await(worker, -1, ring.epoch()));
+      returned.complete(ring.await(worker.idler, -1, ring.epoch()));
     });
     Awaitility.await().atMost(Duration.ofSeconds(30))
         .until(() -> ring.idleWorkers() == 1 && t.getState() == Thread.State.WAITING);

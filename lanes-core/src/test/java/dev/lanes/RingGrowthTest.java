@@ -39,9 +39,9 @@ class RingGrowthTest {
     List<Object> seen = new ArrayList<>();
     ring.forEachEntry(seen::add);
     assertThat(seen).hasSize(20).startsWith(0, 1, 2, 3, 4).endsWith(18, 19);
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     for (int i = 0; i < 10; i++) { // the oldest first, from the old arrays
-      assertThat(ring.peek(new TaskRing.Taken())).isEqualTo(i);
+      assertThat(ring.peek(new Taken())).isEqualTo(i);
       assertThat(ring.poll(taken)).isEqualTo(i);
       assertThat(taken.stamp).isEqualTo(100 + i);
       assertThat(taken.position).isEqualTo(i);
@@ -62,7 +62,7 @@ class RingGrowthTest {
   @Test
   void theArrayNeverGrowsPastItsBoundAndTheOverflowTakesTheRest() {
     TaskRing ring = new TaskRing(2, 8);
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     for (int round = 0; round < 5; round++) {
       for (int i = 0; i < 100; i++) {
         ring.append(i, i);

@@ -29,12 +29,12 @@ class RingOverflowTest {
     ring.forEachEntry(seen::add);
     assertThat(seen).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
 
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     assertThat(ring.poll(taken)).isEqualTo(0);
     // The array has a free slot now, but the overflow is not empty: order comes first.
     ring.append(10, 110);
     for (int i = 1; i <= 10; i++) {
-      assertThat(ring.peek(new TaskRing.Taken())).isEqualTo(i);
+      assertThat(ring.peek(new Taken())).isEqualTo(i);
       assertThat(ring.hasClaimed()).isTrue();
       assertThat(ring.poll(taken)).isEqualTo(i);
       assertThat(taken.stamp).isEqualTo(100 + i);
@@ -55,7 +55,7 @@ class RingOverflowTest {
     // for it, whatever room the lane has.
     long third = ring.append("c", 3);
     assertThat(third).isGreaterThanOrEqualTo(TaskRing.SPILL_BASE);
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     assertThat(ring.poll(taken)).isEqualTo("a");
     assertThat(ring.poll(taken)).isEqualTo("b");
     assertThat(ring.poll(taken)).isEqualTo("c");

@@ -28,7 +28,7 @@ class RingSizeTest {
       }
     }, "ring-size-reader");
     reader.start();
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     Object entry = new Object();
     try {
       for (int i = 0; i < PASSES; i++) {
@@ -48,7 +48,7 @@ class RingSizeTest {
   @Test
   void sizeCountsWhatIsThereWhenNothingMoves() {
     TaskRing ring = new TaskRing(8);
-    TaskRing.Taken taken = new TaskRing.Taken();
+    Taken taken = new Taken();
     for (int i = 0; i < 5; i++) {
       ring.offer(i, i);
     }

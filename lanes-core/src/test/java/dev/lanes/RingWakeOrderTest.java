@@ -62,7 +62,7 @@ class RingWakeOrderTest {
     long claimed = ring.claimForTest();
     assertThat(ring.holdsOneAtMost()).isFalse();
     ring.publishForTest(claimed, "b", 2);
-    assertThat(ring.poll(new TaskRing.Taken())).isEqualTo("a");
+    assertThat(ring.poll(new Taken())).isEqualTo("a");
     assertThat(ring.holdsOneAtMost()).isTrue();
   }
 
@@ -113,7 +113,7 @@ class RingWakeOrderTest {
     Worker w = new Worker(null, Worker.Kind.CORE);
     Thread t = Thread.ofPlatform().name("wake-order-" + name).unstarted(() -> {
       w.thread = Thread.currentThread();
-      ring.await(w, timeoutNanos, ring.epoch());
+      ring.await(w.idler, timeoutNanos, ring.epoch());
     });
     w.thread = t;
     threads.add(t);

@@ -42,13 +42,13 @@ class ShardedRingLincheckTest {
     /** A take that compares the shards' heads (shutdown's drain, discard-oldest). */
     @Operation
     public boolean pollClaimed() {
-      return ring.pollClaimed(new TaskRing.Taken()) != null;
+      return ring.pollClaimed(new Taken()) != null;
     }
 
     /** A worker's take from its home shard, re-checked as a worker re-checks before it parks. */
     @Operation
     public boolean workerTake(@Param(gen = IntGen.class, conf = "0:1") int home) {
-      TaskRing.Taken tk = new TaskRing.Taken();
+      Taken tk = new Taken();
       tk.home(home);
       for (; ; ) {
         if (ring.poll(tk) != null) {

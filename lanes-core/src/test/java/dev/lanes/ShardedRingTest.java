@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ShardedRingTest {
 
-  private static TaskRing.Taken worker(int home) {
-    TaskRing.Taken tk = new TaskRing.Taken();
+  private static Taken worker(int home) {
+    Taken tk = new Taken();
     tk.home(home);
     return tk;
   }
@@ -50,7 +50,7 @@ class ShardedRingTest {
     ring.appendTo(0, "a0", 1);
     ring.appendTo(1, "b0", 2);
     ring.appendTo(1, "b1", 3);
-    TaskRing.Taken home1 = worker(1);
+    Taken home1 = worker(1);
 
     assertThat(ring.poll(home1)).isEqualTo("b0");
     assertThat(ring.poll(home1)).isEqualTo("b1");
@@ -65,7 +65,7 @@ class ShardedRingTest {
       ring.appendTo(0, "home" + i, i);
     }
     ring.appendTo(1, "other", 0);
-    TaskRing.Taken w = worker(0);
+    Taken w = worker(0);
     for (int i = 0; i < TaskRing.STREAK; i++) {
       assertThat(ring.poll(w)).isEqualTo("home" + i);
     }
@@ -79,7 +79,7 @@ class ShardedRingTest {
     ring.appendTo(0, "home0", 1);
     ring.appendTo(0, "home1", 2);
     ring.appendTo(1, "other", 3);
-    TaskRing.Taken w = worker(0);
+    Taken w = worker(0);
     assertThat(ring.poll(w)).isEqualTo("home0");
     w.rotate();
     assertThat(ring.poll(w)).isEqualTo("other");
@@ -154,12 +154,12 @@ class ShardedRingTest {
     ring.forEachEntry(all::add);
     assertThat(all).containsExactlyInAnyOrder("early", "late");
 
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     assertThat(ring.peek(tk)).isEqualTo("early");
     assertThat(tk.stamp).isEqualTo(100);
     assertThat(ring.pollOldest(worker(1))).isEqualTo("early"); // not its home's "late"
-    assertThat(ring.pollClaimed(new TaskRing.Taken())).isEqualTo("late");
-    assertThat(ring.pollClaimed(new TaskRing.Taken())).isNull();
+    assertThat(ring.pollClaimed(new Taken())).isEqualTo("late");
+    assertThat(ring.pollClaimed(new Taken())).isNull();
     assertThat(ring.size()).isZero();
   }
 
@@ -171,7 +171,7 @@ class ShardedRingTest {
     TaskRing ring = new TaskRing(2, 2, false, 2);
     long claimed = ring.claimForTest();
     ring.spill("behind", 5);
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     assertThat(org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
         java.time.Duration.ofSeconds(10), () -> ring.pollOldest(tk))).isNull();
     ring.publishForTest(claimed, "first", 1);
@@ -188,7 +188,7 @@ class ShardedRingTest {
         ring.appendTo(shard, "x", 0);
       }
     }
-    TaskRing.Taken tk = new TaskRing.Taken();
+    Taken tk = new Taken();
     while (ring.poll(tk) != null) {
       assertThat(numbers.add(tk.position)).as("number " + tk.position + " twice").isTrue();
     }

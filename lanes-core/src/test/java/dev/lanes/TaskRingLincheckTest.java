@@ -90,7 +90,7 @@ class TaskRingLincheckTest {
 
     @Operation
     public String poll() {
-      TaskRing.Taken into = new TaskRing.Taken();
+      Taken into = new Taken();
       Object item = ring.pollClaimed(into);
       // the stamp rides with its item: a taken entry's stamp is the one appended with it
       return item == null ? "empty" : item + "@" + into.stamp;
@@ -176,7 +176,7 @@ class TaskRingLincheckTest {
       for (int i = 1; i <= appended; i++) {
         ring.append(i, i * 10L);
       }
-      TaskRing.Taken into = new TaskRing.Taken();
+      Taken into = new Taken();
       for (int i = 0; i < taken; i++) {
         ring.poll(into);
       }
@@ -190,7 +190,7 @@ class TaskRingLincheckTest {
 
     @Operation
     public String poll() {
-      TaskRing.Taken into = new TaskRing.Taken();
+      Taken into = new Taken();
       Object item = ring.pollClaimed(into);
       return item == null ? "empty" : item + "@" + into.stamp;
     }
@@ -280,7 +280,7 @@ class TaskRingLincheckTest {
 
     @Operation(nonParallelGroup = "consumer")
     public String poll() {
-      TaskRing.Taken into = new TaskRing.Taken();
+      Taken into = new Taken();
       Object item = ring.pollClaimed(into);
       return item == null ? "empty" : item + "@" + into.stamp;
     }
@@ -320,7 +320,7 @@ class TaskRingLincheckTest {
 
     @Operation(nonParallelGroup = "consumer")
     public String poll() {
-      TaskRing.Taken into = new TaskRing.Taken();
+      Taken into = new Taken();
       Object item = ring.pollClaimed(into);
       return item == null ? "empty" : item + "@" + into.stamp;
     }
@@ -449,7 +449,7 @@ class TaskRingLincheckTest {
 
   /** {@link ArrayOnly#poll}'s take, for a ring of the array alone. */
   static String take(TaskRing ring) {
-    TaskRing.Taken into = new TaskRing.Taken();
+    Taken into = new Taken();
     for (; ; ) {
       Object item = ring.poll(into);
       if (item != null) {
@@ -494,7 +494,7 @@ class TaskRingLincheckTest {
 
     @Operation
     public String poll() {
-      TaskRing.Taken into = new TaskRing.Taken();
+      Taken into = new Taken();
       Object item = ring.poll(into);
       return item == null ? "empty" : item + "@" + into.stamp;
     }

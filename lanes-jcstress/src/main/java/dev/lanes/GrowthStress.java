@@ -27,7 +27,7 @@ public class GrowthStress {
   private static final int PATIENCE = 1_000_000;
 
   private final TaskRing ring = new TaskRing(2, 8);
-  private final TaskRing.Taken taken = new TaskRing.Taken();
+  private final Taken taken = new Taken();
   private Object first;
   private long firstStamp;
   private Object second;
@@ -37,7 +37,7 @@ public class GrowthStress {
     for (int i = 1; i <= 6; i++) {
       ring.append(i, i * 101L);
     }
-    ring.poll(new TaskRing.Taken()); // 1
+    ring.poll(new Taken()); // 1
   }
 
   /** Takes 2 and 3 (freeing the slot 3 held) and then appends 7 (two actors: the machine has 2 CPUs). */
@@ -61,7 +61,7 @@ public class GrowthStress {
     int last = 1;
     last = check(r, first, firstStamp, last);
     last = check(r, second, secondStamp, last);
-    TaskRing.Taken t = new TaskRing.Taken();
+    Taken t = new Taken();
     for (int tries = 0; tries < PATIENCE && ring.hasClaimed(); tries++) {
       Object x = ring.poll(t);
       if (x != null) {

@@ -46,7 +46,7 @@ public class OverflowStress {
   @State
   public static class ThroughAFullArray {
     private final TaskRing ring = new TaskRing(2);
-    private final TaskRing.Taken taken = new TaskRing.Taken();
+    private final Taken taken = new Taken();
     private Object first;
     private long firstStamp;
 
@@ -72,7 +72,7 @@ public class OverflowStress {
       if (first != A) {
         r.r1 += 10;
       }
-      TaskRing.Taken t = new TaskRing.Taken();
+      Taken t = new Taken();
       boolean sawB = false;
       for (Object x; (x = ring.poll(t)) != null; ) {
         if (x == B) {
@@ -101,7 +101,7 @@ public class OverflowStress {
     @Actor
     public void worker() {
       worker.thread = Thread.currentThread();
-      while (!ring.await(worker, -1, 0)) {
+      while (!ring.await(worker.idler, -1, 0)) {
         // untimed: returns only once woken or an entry is claimed
       }
     }

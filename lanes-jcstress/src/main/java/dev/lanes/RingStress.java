@@ -32,7 +32,7 @@ public class RingStress {
   }
 
   static void drain(TaskRing ring, II_Result r) {
-    TaskRing.Taken t = new TaskRing.Taken();
+    Taken t = new Taken();
     for (Object x; (x = ring.poll(t)) != null; ) {
       count(r, x, t.stamp);
     }
@@ -69,8 +69,8 @@ public class RingStress {
   @State
   public static class Consumers {
     private final TaskRing ring = new TaskRing(2);
-    private final TaskRing.Taken t1 = new TaskRing.Taken();
-    private final TaskRing.Taken t2 = new TaskRing.Taken();
+    private final Taken t1 = new Taken();
+    private final Taken t2 = new Taken();
     private Object got1;
     private Object got2;
 
@@ -108,11 +108,11 @@ public class RingStress {
   @State
   public static class HandOff {
     private final TaskRing ring = new TaskRing(2);
-    private final TaskRing.Taken t = new TaskRing.Taken();
+    private final Taken t = new Taken();
     private Object got;
 
     public HandOff() {
-      TaskRing.Taken warm = new TaskRing.Taken();
+      Taken warm = new Taken();
       ring.offer("lap", 0);
       ring.poll(warm); // slot 0 now waits for its second lap
       ring.offer(ONE, 101);
@@ -132,7 +132,7 @@ public class RingStress {
       }
     }
 
-    private final TaskRing.Taken t2 = new TaskRing.Taken();
+    private final Taken t2 = new Taken();
     private Object got2;
 
     @Arbiter
@@ -154,7 +154,7 @@ public class RingStress {
   @State
   public static class Size {
     private final TaskRing ring = new TaskRing(4);
-    private final TaskRing.Taken t = new TaskRing.Taken();
+    private final Taken t = new Taken();
 
     @Actor
     public void passThrough() {

@@ -28,7 +28,7 @@ public class ShardedIdleWakeStress {
   @Actor
   public void worker() {
     worker.thread = Thread.currentThread();
-    while (!ring.await(worker, -1, 0)) {
+    while (!ring.await(worker.idler, -1, 0)) {
       // untimed: returns only once woken or an entry is claimed
     }
   }

@@ -34,7 +34,7 @@ public class WakeAllStress {
       if (shutDown) {
         return; // the loop's exit
       }
-      ring.await(worker, -1, epoch);
+      ring.await(worker.idler, -1, epoch);
     }
   }
 
