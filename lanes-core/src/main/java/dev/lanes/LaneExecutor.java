@@ -631,11 +631,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             enqueue(t);
             break;
           }
-          if (aWorkerIsComing(idle)) {
-            backOff(idle++); // the oldest queued task is a free worker's: not a victim
-            continue;
-          }
-          Object x = ring.pollOldest(tk);
+          // The oldest tasks free workers are about to take are no victims (see sparedTasks).
+          int spared = idle < MAX_SPARING_LOOKS ? sparedTasks() : 0;
+          Object x = spared > 0 ? ring.pollBehind(spared, tk) : ring.pollOldest(tk);
           LaneFuture<?> victim = x == null ? null : books.ownedEnvelope(x, tk);
           if (victim != null) {
             // the victim's slot passes to t: no other submitter can take it meanwhile
@@ -643,12 +641,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
             enqueue(t);
             break;
           } else if (x == null) {
-            if (running() >= admissionLimit()) {
+            if (spared == 0 && running() >= admissionLimit()) {
               // Every slot is a running task (the concurrency was lowered below them): there is
               // nothing queued to discard, so this task is refused like any on a full lane.
               reject(t, TaskOutcome.QUEUE_FULL);
             }
-            backOff(idle++); // a slot is in a submitter's or a worker's hand: brief, but not spun on
+            // A slot is in a submitter's or a worker's hand, or every queued task is a free
+            // worker's: brief, but not spun on.
+            backOff(idle++);
           }
         }
       }
@@ -657,20 +657,25 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /**
-   * Discard-oldest, on a full lane: whether a worker is free and about to take the oldest queued
-   * task, so that discarding it would drop a task below the lane's room (a lane holds {@code
-   * concurrency} running plus {@code queueCapacity} queued; the JDK's pool hands the first tasks
-   * to new threads directly). A gated lane's tasks wait for the gate, not for a worker; after
-   * {@link #WORKER_COMING_ATTEMPTS} looks (a worker that never comes: its thread could not start)
-   * the oldest is discarded after all.
+   * Discard-oldest: how many of the oldest queued tasks are no victims because free workers are
+   * about to take them. A lane holds {@code concurrency} running plus {@code queueCapacity}
+   * queued, and the JDK's pool hands its first tasks to new threads directly; so with {@code n}
+   * workers not running a task, the {@code n} oldest are spared (none on a gated lane, whose
+   * tasks wait for the gate, not for a worker).
    */
-  private boolean aWorkerIsComing(int attempt) {
-    return gate == null && attempt < WORKER_COMING_ATTEMPTS && ring.hasClaimed()
-        && books.running() < concurrency();
+  private int sparedTasks() {
+    return gate == null ? Math.max(0, Math.min(MAX_SPARED, concurrency() - books.running())) : 0;
   }
 
-  /** About one second of {@link #backOff} attempts (each parks up to 1 ms after the first 42). */
-  private static final int WORKER_COMING_ATTEMPTS = 1_050;
+  /** The most oldest tasks discard-oldest spares for free workers (a bound on its look-ahead). */
+  private static final int MAX_SPARED = 64;
+
+  /**
+   * Looks after which discard-oldest spares nothing: free workers that never take their tasks
+   * (threads that cannot start) must not keep a submitter from discarding for ever; the oldest
+   * is discarded then.
+   */
+  private static final int MAX_SPARING_LOOKS = 64;
 
   /**
    * Waits a little before a retry, longer each time: spins, then yields, then parks up to 1 ms, so
@@ -709,7 +714,13 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     books.refused.get(reason).increment(); // submitted and ended in one count (see stats())
     health.noteWork(); // a refusal moves the health of a resting lane too
     books.publish(t, "", -1, ticker.read(), -1, reason);
-    throw new LaneRejectedException(name, reason, queueCapacity(), queuedCount(), running());
+    LaneRejectedException e =
+        new LaneRejectedException(name, reason, queueCapacity(), queuedCount(), running());
+    if (reason == TaskOutcome.BLOCK_TIMEOUT && Thread.currentThread().isInterrupted()) {
+      // an interrupt ended its wait for room: said by the cause (the interrupt status stays set)
+      e.initCause(new InterruptedException("interrupted while waiting for room"));
+    }
+    throw e;
   }
 
   /** Discard-oldest's victim: its slot passes to the task that displaced it. */

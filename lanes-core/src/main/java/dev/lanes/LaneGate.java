@@ -17,7 +17,9 @@ package dev.lanes;
  * threads or permits, so at most {@code concurrency} of them at once — takes a queued task, it
  * calls {@link #tryEnter}. With a {@link Pass} in hand it takes the oldest queued task and runs
  * it; when that task ends, however it ends, the pass's {@link Pass#exit} is called exactly once,
- * on the worker, after the task's code returned and before its future completes. If the queue
+ * on the worker, after the task's code returned and before the worker completes its future (a
+ * future cancelled while its task runs is done at the cancel, as the JDK's are, and its pass goes
+ * back when the task's code returns). If the queue
  * turned out empty (another worker took the task), the pass is returned unused ({@code
  * exit(null)}). Without a pass the worker parks as an idle worker does, holding no task, until
  * {@code ready} runs, the lane shuts down now, or its concurrency changes; then it asks again if

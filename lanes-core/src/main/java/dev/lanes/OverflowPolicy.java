@@ -54,8 +54,8 @@ public final class OverflowPolicy {
    * Block the submitting thread until the lane has room, up to {@code timeout}, then reject with
    * reason {@link TaskOutcome#BLOCK_TIMEOUT} (backpressure). The lane's builder checks the timeout
    * (1 ns to 24 h). A caller that is interrupted while it waits (or already was) stops waiting at
-   * once, keeps its interrupt status, and is rejected the same way ({@link TaskOutcome#SHUTDOWN}
-   * if the lane shut down meanwhile).
+   * once, keeps its interrupt status, and is rejected the same way, the exception's cause an {@link
+   * InterruptedException} ({@link TaskOutcome#SHUTDOWN} if the lane shut down meanwhile).
    *
    * @param timeout the longest a submitting thread waits for room
    * @return a block-caller policy with that timeout

@@ -214,15 +214,20 @@ final class TaskRing {
   void putBack(Object item, long stamp, long position) {
     returnedLock.lock();
     try {
-      int i = returned.size();
-      while (i > 0 && returned.get(i - 1).stamp() - stamp > 0) {
-        i--;
-      }
-      returned.add(i, new Returned(item, stamp, position));
+      insertReturned(item, stamp, position);
       returnedCount = returned.size(); // a volatile write: seen by hasClaimed (idle, permits)
     } finally {
       returnedLock.unlock();
     }
+  }
+
+  /** Inserts an entry among those put back, in stamp order; the caller holds returnedLock. */
+  private void insertReturned(Object item, long stamp, long position) {
+    int i = returned.size();
+    while (i > 0 && returned.get(i - 1).stamp() - stamp > 0) {
+      i--;
+    }
+    returned.add(i, new Returned(item, stamp, position));
   }
 
   /**
@@ -295,6 +300,11 @@ final class TaskRing {
         return r;
       }
     }
+    return pollShards(into);
+  }
+
+  /** As {@link #poll}, from the shards only. */
+  private Object pollShards(Taken into) {
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].poll(into);
@@ -324,6 +334,37 @@ final class TaskRing {
         return r;
       }
     }
+    return pollOldestBehindReturned(into);
+  }
+
+  /**
+   * Takes the oldest entry behind the {@code spared} oldest ones, or returns null if there is none
+   * behind them: the spared entries are moved to the head (as {@link #putBack} does) under the
+   * lock takers of put-back entries take, so no taker can pass one of them while it moves — a
+   * taker that finds the head moving waits for that lock. For discard-oldest, whose victim is
+   * never a task a free worker is about to take.
+   */
+  Object pollBehind(int spared, Taken into) {
+    returnedLock.lock();
+    try {
+      returnedCount = returned.size() + 1; // takers come to the lock, and wait for it
+      Taken at = new Taken();
+      while (returned.size() < spared) {
+        Object x = pollOldestBehindReturned(at);
+        if (x == null) {
+          return null;
+        }
+        insertReturned(x, at.stamp, at.position);
+      }
+      return pollOldestBehindReturned(into);
+    } finally {
+      returnedCount = returned.size();
+      returnedLock.unlock();
+    }
+  }
+
+  /** As {@link #pollOldest}, leaving the entries put back where they are. */
+  Object pollOldestBehindReturned(Taken into) {
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].poll(into);
@@ -342,7 +383,7 @@ final class TaskRing {
     Object x = s[oldest].poll(into);
     // Taken meanwhile (or behind an entry still being published): any other, never a spin here
     // (the callers back off, or re-check as pollClaimed does).
-    return x != null ? x : poll(into);
+    return x != null ? x : pollShards(into);
   }
 
   /**

@@ -162,6 +162,8 @@ class OverflowPolicyTest {
       assertThat(caller.isAlive()).isFalse();
       assertThat(thrown.get()).isInstanceOf(LaneRejectedException.class);
       assertThat(((LaneRejectedException) thrown.get()).reason()).isEqualTo(TaskOutcome.BLOCK_TIMEOUT);
+      assertThat(thrown.get()).as("the interrupt, not a timeout, ended the wait")
+          .hasCauseInstanceOf(InterruptedException.class);
       assertThat(stillInterrupted.get()).isTrue();
       release.countDown();
     }
