@@ -109,7 +109,7 @@ class AdmissionLincheckTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void admissionIsALinearizableBoundedCounter() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -123,7 +123,7 @@ class AdmissionLincheckTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void admissionUnderStress() {
     new StressOptions()
         .iterations(ITERATIONS)

@@ -227,7 +227,7 @@ class LaneLincheckTest {
   }
 
   @Test
-  @Timeout(300)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void aRunningLaneAgreesWithItsModel() {
     new StressOptions()
         .iterations(ITERATIONS)
@@ -354,7 +354,7 @@ class LaneLincheckTest {
   }
 
   @Test
-  @Timeout(300)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void aLaneShuttingDownAgreesWithItsModel() {
     new StressOptions()
         .iterations(ITERATIONS)
@@ -379,7 +379,7 @@ class LaneLincheckTest {
    * a park does the same. Kept, disabled, so it can be tried again with a later Lincheck.
    */
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   @org.junit.jupiter.api.Disabled("not a lanes bug: Lincheck's model checker controls only its own"
       + " threads, and hangs on a lock held by the lane's (see the javadoc)")
   void modelCheckingCannotDriveALiveLane() {

@@ -248,7 +248,7 @@ class PermitsLincheckTest {
   }
 
   @Test
-  @Timeout(300)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void thePermitProtocolHoldsWithTheLimitRaisedAndLowered() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -279,7 +279,7 @@ class PermitsLincheckTest {
    * free permit with no thread coming after a raise.
    */
   @Test
-  @Timeout(300)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void theModelFindsTheStrandOfTheTwoFieldProtocol() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ModelCheckingOptions()
             .iterations(ITERATIONS * 5)

@@ -144,7 +144,7 @@ class TaskRingLincheckTest {
    * then reads spilled = 1 and takes 4 — while 5, appended before 4 began, is still queued.
    */
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void ringWithOverflowIsALinearizableFifo() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -216,7 +216,7 @@ class TaskRingLincheckTest {
    * before 6 and 5). Fixed by the overflow entry's {@code tail} at spill time.
    */
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void aTakeFromTheOverflowNeverPassesArrayEntriesAppendedWhileItLooked() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -252,7 +252,7 @@ class TaskRingLincheckTest {
    * fails when the producer's re-read of the segment after its CAS is removed.)
    */
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void growingRingIsALinearizableFifo() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -292,7 +292,7 @@ class TaskRingLincheckTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void ringWithOverflowIsALinearizableFifoForOneProducerAndOneConsumer() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -340,7 +340,7 @@ class TaskRingLincheckTest {
    * trusts it, then returns null although its javadoc says "only when nothing is claimed at all".
    */
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void hasClaimedNeverMissesAnEntryThatStays() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -409,7 +409,7 @@ class TaskRingLincheckTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void arrayAloneIsALinearizableFifo() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -470,7 +470,7 @@ class TaskRingLincheckTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void aSmallArrayWithOneConsumerRefusesOnlyWhenFull() {
     new ModelCheckingOptions()
         .iterations(ITERATIONS)
@@ -514,7 +514,7 @@ class TaskRingLincheckTest {
   }
 
   @Test
-  @Timeout(120)
+  @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void pollMayMissAClaimedEntry() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ModelCheckingOptions()
             .iterations(ITERATIONS)
