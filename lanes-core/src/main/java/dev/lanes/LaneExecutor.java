@@ -218,7 +218,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
           + " MiB this JVM's heap has free; lower queueCapacity or raise -Xmx");
     }
     try {
-      return new TaskRing(TaskRing.INITIAL_CAPACITY, room, wakeOldestFirst, shards);
+      return new TaskRing(TaskRing.INITIAL_CAPACITY, room, wakeOldestFirst, shards, true);
     } catch (OutOfMemoryError e) {
       throw new IllegalArgumentException(advice + ", and the heap could not hold it; lower"
           + " queueCapacity or raise -Xmx", e);

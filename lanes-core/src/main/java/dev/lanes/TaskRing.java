@@ -89,14 +89,28 @@ final class TaskRing {
   private record Returned(Object item, long stamp, long position) {}
 
   /**
-   * Entries put back by workers that took them and found their permit (or thread) surplus: served
-   * before every shard, oldest stamp first. Guarded by {@code returnedLock}; {@code returnedCount}
-   * is its size, read without the lock (one volatile read per take while it is 0).
+   * Entries put back by workers that took them and found their permit (or thread) surplus after a
+   * lowered concurrency, or moved to the head by discard-oldest: served before every shard, oldest
+   * stamp first. {@code list} is guarded by {@code lock}; {@code count} is its size, read without
+   * the lock (one volatile read per take while it is 0).
    */
-  private final java.util.ArrayList<Returned> returned = new java.util.ArrayList<>(0);
+  private static final class Returns {
+    final java.util.ArrayList<Returned> list = new java.util.ArrayList<>(0);
+    final ReentrantLock lock = new ReentrantLock();
+    volatile int count;
+  }
 
-  private final ReentrantLock returnedLock = new ReentrantLock();
-  private volatile int returnedCount;
+  /**
+   * A lane's ring takes entries back ({@link #putBack}); null for a bare ring (the ring's own
+   * tests), which then pays no read for it.
+   */
+  private final Returns returns;
+
+  /** Entries are waiting at the head, put back. */
+  private boolean hasReturns() {
+    Returns r = returns;
+    return r != null && r.count != 0;
+  }
 
   /** A ring whose array has {@code capacity} slots (rounded up to a power of two) from the start. */
   TaskRing(int capacity) {
@@ -124,6 +138,16 @@ final class TaskRing {
    * to {@value #MAX_SHARDS}), each of which may grow to {@code maxCapacity} slots.
    */
   TaskRing(int initialCapacity, int maxCapacity, boolean wakeOldestFirst, int shardCount) {
+    this(initialCapacity, maxCapacity, wakeOldestFirst, shardCount, false);
+  }
+
+  /**
+   * As {@link #TaskRing(int, int, boolean, int)}; with {@code putBack}, entries taken may be put
+   * back at the head ({@link #putBack}, {@link #pollBehind}), as a lane's ring needs.
+   */
+  TaskRing(int initialCapacity, int maxCapacity, boolean wakeOldestFirst, int shardCount,
+      boolean putBack) {
+    this.returns = putBack ? new Returns() : null;
     if (shardCount < 1 || shardCount > MAX_SHARDS || Integer.bitCount(shardCount) != 1) {
       throw new IllegalArgumentException(
           "shards must be a power of two from 1 to " + MAX_SHARDS + ", was " + shardCount);
@@ -212,22 +236,22 @@ final class TaskRing {
    * back, keeping its stamp and number. Not counted as appended again. The caller wakes a worker.
    */
   void putBack(Object item, long stamp, long position) {
-    returnedLock.lock();
+    returns.lock.lock();
     try {
       insertReturned(item, stamp, position);
-      returnedCount = returned.size(); // a volatile write: seen by hasClaimed (idle, permits)
+      returns.count = returns.list.size(); // a volatile write: seen by hasClaimed (idle, permits)
     } finally {
-      returnedLock.unlock();
+      returns.lock.unlock();
     }
   }
 
-  /** Inserts an entry among those put back, in stamp order; the caller holds returnedLock. */
+  /** Inserts an entry among those put back, in stamp order; the caller holds returns.lock. */
   private void insertReturned(Object item, long stamp, long position) {
-    int i = returned.size();
-    while (i > 0 && returned.get(i - 1).stamp() - stamp > 0) {
+    int i = returns.list.size();
+    while (i > 0 && returns.list.get(i - 1).stamp() - stamp > 0) {
       i--;
     }
-    returned.add(i, new Returned(item, stamp, position));
+    returns.list.add(i, new Returned(item, stamp, position));
   }
 
   /**
@@ -235,16 +259,16 @@ final class TaskRing {
    * of the entries put back or of a shard; true if it did.
    */
   boolean dropHead(Object expected) {
-    if (returnedCount != 0) {
-      returnedLock.lock();
+    if (hasReturns()) {
+      returns.lock.lock();
       try {
-        if (!returned.isEmpty() && returned.get(0).item() == expected) {
-          returned.remove(0);
-          returnedCount = returned.size();
+        if (!returns.list.isEmpty() && returns.list.get(0).item() == expected) {
+          returns.list.remove(0);
+          returns.count = returns.list.size();
           return true;
         }
       } finally {
-        returnedLock.unlock();
+        returns.lock.unlock();
       }
     }
     for (RingShard s : shards) {
@@ -257,33 +281,33 @@ final class TaskRing {
 
   /** Takes the oldest entry put back, or null if none is. */
   private Object pollReturned(Taken into) {
-    if (returnedCount == 0) {
+    if (!hasReturns()) {
       return null;
     }
-    returnedLock.lock();
+    returns.lock.lock();
     try {
-      if (returned.isEmpty()) {
+      if (returns.list.isEmpty()) {
         return null;
       }
-      Returned r = returned.remove(0);
-      returnedCount = returned.size();
+      Returned r = returns.list.remove(0);
+      returns.count = returns.list.size();
       into.entry(r.stamp(), r.position());
       return r.item();
     } finally {
-      returnedLock.unlock();
+      returns.lock.unlock();
     }
   }
 
   /** The oldest entry put back, without taking it, or null. */
   private Returned peekReturned() {
-    if (returnedCount == 0) {
+    if (!hasReturns()) {
       return null;
     }
-    returnedLock.lock();
+    returns.lock.lock();
     try {
-      return returned.isEmpty() ? null : returned.get(0);
+      return returns.list.isEmpty() ? null : returns.list.get(0);
     } finally {
-      returnedLock.unlock();
+      returns.lock.unlock();
     }
   }
 
@@ -294,7 +318,7 @@ final class TaskRing {
    * the entry taken are left in {@code into}, and where the worker looks next.
    */
   Object poll(Taken into) {
-    if (returnedCount != 0) {
+    if (hasReturns()) {
       Object r = pollReturned(into);
       if (r != null) {
         return r;
@@ -328,7 +352,7 @@ final class TaskRing {
    * slightly different instants), or null if none is published.
    */
   Object pollOldest(Taken into) {
-    if (returnedCount != 0) {
+    if (hasReturns()) {
       Object r = pollReturned(into);
       if (r != null) {
         return r;
@@ -345,11 +369,11 @@ final class TaskRing {
    * never a task a free worker is about to take.
    */
   Object pollBehind(int spared, Taken into) {
-    returnedLock.lock();
+    returns.lock.lock();
     try {
-      returnedCount = returned.size() + 1; // takers come to the lock, and wait for it
+      returns.count = returns.list.size() + 1; // takers come to the lock, and wait for it
       Taken at = new Taken();
-      while (returned.size() < spared) {
+      while (returns.list.size() < spared) {
         Object x = pollOldestBehindReturned(at);
         if (x == null) {
           return null;
@@ -358,8 +382,8 @@ final class TaskRing {
       }
       return pollOldestBehindReturned(into);
     } finally {
-      returnedCount = returned.size();
-      returnedLock.unlock();
+      returns.count = returns.list.size();
+      returns.lock.unlock();
     }
   }
 
@@ -410,7 +434,7 @@ final class TaskRing {
    * false although the ring never was empty.
    */
   boolean hasClaimed() {
-    if (returnedCount != 0) {
+    if (hasReturns()) {
       return true;
     }
     RingShard[] s = shards;
@@ -428,7 +452,7 @@ final class TaskRing {
 
   /** True if some shard's head entry is published: a poll now would find one, unless raced. */
   boolean headPublished() {
-    if (returnedCount != 0) {
+    if (hasReturns()) {
       return true;
     }
     for (RingShard s : shards) {
@@ -450,7 +474,7 @@ final class TaskRing {
    * meanwhile, and may understate while producers append.
    */
   int size() {
-    int back = returnedCount; // read first: an entry put back was taken before, never counted twice
+    int back = returns == null ? 0 : returns.count; // read first: an entry put back was taken before, never counted twice
     RingShard[] s = shards;
     if (s.length == 1) {
       return s[0].size() + back;
@@ -521,14 +545,14 @@ final class TaskRing {
    * skipped). For diagnostics only.
    */
   void forEachEntry(java.util.function.Consumer<Object> action) {
-    if (returnedCount != 0) {
-      returnedLock.lock();
+    if (hasReturns()) {
+      returns.lock.lock();
       try {
-        for (Returned r : returned) {
+        for (Returned r : returns.list) {
           action.accept(r.item());
         }
       } finally {
-        returnedLock.unlock();
+        returns.lock.unlock();
       }
     }
     for (RingShard s : shards) {

@@ -114,7 +114,7 @@ class PermitsLincheckTest {
   }
 
   public static class VirtualLane {
-    private final TaskRing ring = new TaskRing(8);
+    private final TaskRing ring = new TaskRing(8, 8, false, 1, true); // a lane's: takes put-backs
     private final Protocol permits;
 
     public VirtualLane() {
