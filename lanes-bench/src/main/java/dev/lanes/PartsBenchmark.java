@@ -56,7 +56,7 @@ public class PartsBenchmark {
   private TimingBook.Tally tally;
   private Admission admission;
   private TaskRing ring;
-  private final TaskRing.Taken taken = new TaskRing.Taken();
+  private final Taken taken = new Taken();
   private long fakeNanos;
 
   /** The two-thread hand-off's shared queues, one pair of threads each. */
