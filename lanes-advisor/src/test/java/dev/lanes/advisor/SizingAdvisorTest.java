@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanes.Lane;
 import dev.lanes.LaneStats;
+import dev.lanes.Timings;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 class SizingAdvisorTest {
@@ -32,17 +36,73 @@ class SizingAdvisorTest {
     CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get();
   }
 
+  /**
+   * Times the computing it wraps from inside the task, by wall clock and by the thread's CPU
+   * clock. On a busy machine computing also waits, for a core and for the JVM's pauses, by as
+   * much as the load makes it (W/C 3 to 12 with 8 busy loops on 2 cores); what these figures saw
+   * is the run's own measure of that, to take out of or to scale a bound by.
+   */
+  private static final class Computing {
+    private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
+    final LongAdder wallNanos = new LongAdder();
+    final LongAdder cpuNanos = new LongAdder();
+
+    void spinCpuMillis(long millis) {
+      long wall = System.nanoTime();
+      long cpu = MX.getCurrentThreadCpuTime();
+      Work.spinCpuMillis(millis);
+      cpuNanos.add(MX.getCurrentThreadCpuTime() - cpu);
+      wallNanos.add(System.nanoTime() - wall);
+    }
+
+    /** How long the computing waited, in nanoseconds. */
+    long waitingNanos() {
+      return Math.max(0, wallNanos.sum() - cpuNanos.sum());
+    }
+
+    /** Its W/C: 0 on an idle machine, more the busier the machine was. */
+    double blockingRatio() {
+      return waitingNanos() / (double) cpuNanos.sum();
+    }
+
+    /** What the lane measured as waiting (run − CPU), in nanoseconds. */
+    static long waiting(Timings t) {
+      return t.cpuSampledRunNanos() - t.cpuNanos();
+    }
+
+    /**
+     * {@code s} as it would read on an idle machine: without the wait its tasks' computing saw,
+     * and with the lane's own waiting beyond that shrunk by the same factor (its own code was
+     * slowed as much as the tasks' computing).
+     */
+    LaneStats withoutTheWait(LaneStats s) {
+      Timings t = s.sinceStart();
+      long beyond = Math.max(0, waiting(t) - waitingNanos());
+      long wait = waiting(t) - (long) (beyond / (1 + blockingRatio()));
+      Timings less = new Timings(t.queueWait(), t.runTime(), t.cpuTime(), t.windowNanos(),
+          t.busyNanos() - wait, t.cpuSampledRunNanos() - wait, t.cpuNanos());
+      return new LaneStats(s.lane(), s.kind(), s.shutdown(), s.terminated(), s.health(),
+          s.uptimeNanos(), s.submitted(), s.started(), s.ended(), s.queued(),
+          s.oldestQueuedNanos(), s.running(), s.workers(), s.concurrency(), s.queueCapacity(), less,
+          s.recent(), s.saturatedNanos(), s.cpuBoundSamples(), s.blockingSamples(),
+          s.betweenTasksNanos());
+    }
+  }
+
   @Test
   void aBlockingLaneIsSizedByTheMeasuredBlockingRatio() throws Exception {
+    Computing computing = new Computing();
     try (Lane lane = Lane.blocking("db", 4).cpuTimeEveryTask().build()) {
-      // About 90 % waiting: 1 ms of CPU, 9 ms asleep.
+      // About 90 % waiting: 1 ms of CPU, 9 ms asleep (W/C 9). On a busy machine the computing
+      // waits too, and the wake-up after the sleep as long: the upper bound grows with what the
+      // computing waited in this run.
       run(lane, 80, "query", () -> {
-        Work.spinMillis(1);
+        computing.spinCpuMillis(1);
         sleepMillis(9);
       });
       SizingAdvice a = SizingAdvisor.defaults().advise(lane.stats(), CORES);
       assertThat(a.enoughData()).isTrue();
-      assertThat(a.blockingRatio()).isBetween(2.0, 40.0);
+      assertThat(a.blockingRatio()).isBetween(2.0, 40.0 * (1 + computing.blockingRatio()));
       int expected = (int) Math.ceil(CORES * 0.8 * (1 + a.blockingRatio()));
       assertThat(a.recommendedConcurrency()).isEqualTo(Math.min(1000, expected));
       assertThat(a.reasoning()).contains("cores " + CORES, "target utilisation 0.80", "W/C");
@@ -65,9 +125,30 @@ class SizingAdvisorTest {
           .contains("Little's law");
       assertThat(a.toText()).contains("\n  warning: caution: W/C");
     }
+  }
+
+  /**
+   * A computing lane's W/C counts the time its tasks waited for a core as waiting, so on a machine
+   * busy with other work it rises past {@link LaneStats#BLOCKING_WC} and brings the caution (seen
+   * at a load average of 13 on 2 cores: W/C 6.8). The lane adds next to no waiting of its own to
+   * what the tasks' computing saw, and without that wait (as on an idle machine) it gets no
+   * caution.
+   */
+  @Test
+  void aComputingLaneGetsNoCautionForTheWaitOfABusyMachine() throws Exception {
+    Computing computing = new Computing();
     try (Lane lane = Lane.blocking("cpu-ish", 4).cpuTimeEveryTask().build()) {
-      run(lane, 60, "hash", () -> Work.spinMillis(2));
-      assertThat(SizingAdvisor.defaults().advise(lane.stats(), CORES).warnings())
+      run(lane, 60, "hash", () -> computing.spinCpuMillis(2));
+      LaneStats s = lane.stats();
+      // The lane's own code (timing, hand-over) is slowed by the load as much as the tasks are.
+      assertThat(Computing.waiting(s.sinceStart()) - computing.waitingNanos())
+          .as("waiting the lane measured beyond what its tasks' computing saw, in ns (the"
+              + " computing's W/C was %.2f)", computing.blockingRatio())
+          .isLessThan((long) (LaneStats.CPU_BOUND_WC * s.sinceStart().cpuNanos()
+              * (1 + computing.blockingRatio())));
+      LaneStats idle = computing.withoutTheWait(s);
+      assertThat(idle.sinceStart().blockingRatio()).isLessThan(LaneStats.CPU_BOUND_WC);
+      assertThat(SizingAdvisor.defaults().advise(idle, CORES).warnings())
           .noneMatch(w -> w.startsWith("caution"));
     }
   }

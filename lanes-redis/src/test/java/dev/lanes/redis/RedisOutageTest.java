@@ -32,8 +32,13 @@ import org.junit.jupiter.api.Test;
 class RedisOutageTest {
 
   static final long WAIT_SECONDS = 30;
-  static final Duration LEASE = Duration.ofMillis(1_500);
-  static final Duration CALL_TIMEOUT = Duration.ofMillis(200);
+  static final Duration LEASE = Duration.ofSeconds(10);
+  /**
+   * Long enough that a call to a Redis that answers never times out on a busy machine (200 ms did,
+   * at a load average of 13 on 2 cores: the cap read a live Redis as lost and refused tasks), as
+   * a hung Redis is seen only through its calls' timeouts, which no condition can replace.
+   */
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
   static final Duration PROBE = Duration.ofMillis(100);
   /** How long Redis stays away in these tests (E13 keeps it away 10 s). */
   static final Duration OUTAGE = Duration.ofSeconds(2);
@@ -92,7 +97,8 @@ class RedisOutageTest {
       for (int i = 0; i < 3; i++) {
         queued.add(lane.submit(() -> true));
       }
-      await().until(() -> shared.stats().heldHere() == 2 && shared.stats().waitingForPermit() == 1);
+      await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
+          () -> shared.stats().heldHere() == 2 && shared.stats().waitingForPermit() == 1);
 
       redis.stop();
       await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
@@ -110,7 +116,7 @@ class RedisOutageTest {
       System.out.printf("fail-fast: global cap again %d ms after redis-server was ready%n",
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back));
       // The two tasks still running hold permits again in the empty Redis.
-      await().until(() -> holdersInRedis("ff") == 2);
+      await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> holdersInRedis("ff") == 2);
       assertThat(shared.stats().permitsReinstated()).isEqualTo(2);
 
       finish.countDown();
@@ -118,7 +124,7 @@ class RedisOutageTest {
         assertThat(f.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
       }
       assertThat(lane.submit(() -> "after").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("after");
-      await().until(() -> holdersInRedis("ff") == 0);
+      await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> holdersInRedis("ff") == 0);
       assertThat(shared.stats().refused()).isGreaterThanOrEqualTo(4); // refusals, not tasks
       LaneStats s = lane.stats();
       assertThat(s.count(TaskOutcome.GATE_REFUSED)).isEqualTo(4);
@@ -176,7 +182,8 @@ class RedisOutageTest {
       shared.onEvent(events::add);
       CompletableFuture<Boolean> running = lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
       CompletableFuture<Boolean> waiting = lane.submit(() -> true);
-      await().until(() -> shared.stats().heldHere() == 1 && shared.stats().waitingForPermit() == 1);
+      await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
+          () -> shared.stats().heldHere() == 1 && shared.stats().waitingForPermit() == 1);
       redis.pause(); // connections stay open; every call waits until its timeout
       try {
         await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(
