@@ -224,16 +224,6 @@ final class HealthMonitor {
     }
   }
 
-  /** True while the health thread runs (for tests). */
-  static boolean tickerRunning() {
-    TICKER_LOCK.lock();
-    try {
-      return ticker != null;
-    } finally {
-      TICKER_LOCK.unlock();
-    }
-  }
-
   private static void tickForever() {
     boolean allResting = false;
     for (; ; ) {

@@ -57,8 +57,36 @@ final class LaneBooks {
   final LongAdder returned = new LongAdder();
   /** Tasks failed without running to an end on a worker: a worker that died under them. */
   final LongAdder failedElsewhere = new LongAdder();
-  /** Corrections for a future cancelled between a worker's look and its completion. */
-  final LongAdder[] outcomeCorrections = {new LongAdder(), new LongAdder(), new LongAdder()};
+  /**
+   * Tasks that ran and were counted COMPLETED or FAILED by their worker, then found cancelled
+   * before the worker completed their future (a cancel between its look and its completion).
+   */
+  private final LongAdder ranThenCancelledFromCompleted = new LongAdder();
+  private final LongAdder ranThenCancelledFromFailed = new LongAdder();
+  /** All of those: read before the two above, so a snapshot never counts one twice. */
+  private final LongAdder ranThenCancelled = new LongAdder();
+
+  /**
+   * A task its worker counted under {@code counted} (COMPLETED or FAILED) ended CANCELLED after
+   * all: the books move it. The CANCELLED count grows after the other's correction, and {@link
+   * #cancelledAfterRun} is read first, so a snapshot is never ahead.
+   */
+  void recountAsCancelled(TaskOutcome counted) {
+    (counted == TaskOutcome.FAILED ? ranThenCancelledFromFailed : ranThenCancelledFromCompleted)
+        .increment();
+    ranThenCancelled.increment();
+  }
+
+  /** Tasks moved to CANCELLED after their worker counted them (see {@link #recountAsCancelled}). */
+  long cancelledAfterRun() {
+    return ranThenCancelled.sum();
+  }
+
+  /** Of those, the ones counted {@code counted} (COMPLETED or FAILED) by their worker. */
+  long movedFrom(TaskOutcome counted) {
+    return (counted == TaskOutcome.FAILED ? ranThenCancelledFromFailed
+        : ranThenCancelledFromCompleted).sum();
+  }
   /** Time workers spent between tasks running other code (dependent stages, listeners, handlers). */
   final LongAdder betweenTasksNanos = new LongAdder();
   final LongAdder cpuBoundSamples = new LongAdder();
@@ -129,6 +157,21 @@ final class LaneBooks {
 
   // ---------------------------------------------------------------- ending paths
 
+  /** An accepted task that will never run ends (see {@link #endQueued}): slot back, future ended. */
+  void endUnrun(LaneFuture<?> t, TaskOutcome outcome) {
+    endQueued(t, outcome, true, true);
+  }
+
+  /** Discard-oldest's victim ends; its slot passes to the task that displaced it. */
+  void endDisplaced(LaneFuture<?> t, TaskOutcome outcome) {
+    endQueued(t, outcome, false, true);
+  }
+
+  /** A caller's own entry taken back from a stopped lane: its submitter hears by an exception. */
+  private void endTakenBack(LaneFuture<?> t) {
+    endQueued(t, TaskOutcome.SHUTDOWN, true, false);
+  }
+
   /**
    * The one way an accepted task that will never run ends — cancelled while queued, returned by
    * {@code shutdownNow}, dropped by discard-oldest, taken back after a shutdown-now raced its
@@ -139,7 +182,8 @@ final class LaneBooks {
    * is false: its submitter hears of it by an exception), and its record is published. Counting
    * before the future ends means whoever sees the future done sees the task counted.
    */
-  void endQueued(LaneFuture<?> t, TaskOutcome outcome, boolean giveSlotBack, boolean endFuture) {
+  private void endQueued(LaneFuture<?> t, TaskOutcome outcome, boolean giveSlotBack,
+      boolean endFuture) {
     if (giveSlotBack) {
       releaseSlot();
     }
@@ -183,7 +227,7 @@ final class LaneBooks {
   /** An envelope whose future was cancelled while queued (its entry is dead now). */
   void cancelledWhileQueued(LaneFuture<?> t) {
     deadEntries.incrementAndGet();
-    endQueued(t, TaskOutcome.CANCELLED, true, true);
+    endUnrun(t, TaskOutcome.CANCELLED);
     if (ctx.runState() >= Lifecycle.SHUTDOWN) {
       ctx.lifecycle.tryTerminate();
     }
@@ -314,7 +358,7 @@ final class LaneBooks {
       t = ownedEnvelope(x, tk);
     }
     if (t != null) {
-      endQueued(t, TaskOutcome.GATE_REFUSED, true, true);
+      endUnrun(t, TaskOutcome.GATE_REFUSED);
     }
   }
 
@@ -346,7 +390,7 @@ final class LaneBooks {
         }
         if (x == entry) {
           mine = true;
-          endQueued(e, TaskOutcome.SHUTDOWN, true, false);
+          endTakenBack(e);
         } else if (hasSubmitterComing(x)) {
           orphansLock.lock();
           try {
@@ -355,7 +399,7 @@ final class LaneBooks {
             orphansLock.unlock();
           }
         } else {
-          endQueued(e, TaskOutcome.SHUTDOWN, true, true);
+          endUnrun(e, TaskOutcome.SHUTDOWN);
         }
       }
     } finally {
@@ -368,7 +412,7 @@ final class LaneBooks {
     if (taken == null) {
       return false; // a worker runs it, or shutdownNow returned it
     }
-    endQueued(taken, TaskOutcome.SHUTDOWN, true, false);
+    endTakenBack(taken);
     return true;
   }
 
@@ -457,7 +501,7 @@ final class LaneBooks {
    */
   void failClaimed(List<LaneFuture<?>> claimed) {
     for (LaneFuture<?> e : claimed) {
-      endQueued(e, TaskOutcome.DEADLOCK, true, true);
+      endUnrun(e, TaskOutcome.DEADLOCK);
     }
     if (ctx.runState() >= Lifecycle.SHUTDOWN) {
       ctx.lifecycle.tryTerminate();

@@ -725,7 +725,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Discard-oldest's victim: its slot passes to the task that displaced it. */
   private void dropped(LaneFuture<?> victim, TaskOutcome reason) {
-    books.endQueued(victim, reason, false, true);
+    books.endDisplaced(victim, reason);
   }
 
   /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
@@ -973,9 +973,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     endedFromQueue += cancelledQueued + returnedNow;
     // A correction moves one task between outcomes: CANCELLED gains after the other loses, so it
     // is read first and the sum is never ahead.
-    long corrCancelled = b.outcomeCorrections[2].sum();
-    long corrCompleted = b.outcomeCorrections[0].sum();
-    long corrFailed = b.outcomeCorrections[1].sum();
+    long corrCancelled = b.cancelledAfterRun();
+    long corrCompleted = -b.movedFrom(TaskOutcome.COMPLETED);
+    long corrFailed = -b.movedFrom(TaskOutcome.FAILED);
     long abandoned = b.failedElsewhere.sum();
     long[] oc = new long[4];
     Timings[] t = timings.read(now, oc);

@@ -83,12 +83,12 @@ final class Lifecycle {
         continue; // a dead entry
       }
       never.add(t.handedOut ? t : t.source);
-      ctx.books.endQueued(t, TaskOutcome.RETURNED, true, true);
+      ctx.books.endUnrun(t, TaskOutcome.RETURNED);
     }
     // entries a racing submitter took back for another submitter that left before the stop
     for (LaneFuture<?> t : ctx.books.claimOrphans()) {
       never.add(t.source);
-      ctx.books.endQueued(t, TaskOutcome.RETURNED, true, true);
+      ctx.books.endUnrun(t, TaskOutcome.RETURNED);
     }
     tryTerminate();
     return never;

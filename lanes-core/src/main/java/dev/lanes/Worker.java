@@ -758,8 +758,7 @@ final class Worker implements Runnable {
         completed = f.completeFromRun();
       }
       if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
-        ctx.books.outcomeCorrections[outcome.ordinal()].decrement();
-        ctx.books.outcomeCorrections[TaskOutcome.CANCELLED.ordinal()].increment();
+        ctx.books.recountAsCancelled(outcome);
         outcome = TaskOutcome.CANCELLED;
       }
       // A stage made from this future before we completed it is visible now (see LaneFuture).

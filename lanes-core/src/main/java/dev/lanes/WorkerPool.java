@@ -168,7 +168,7 @@ final class WorkerPool {
       t = ctx.books.ownedEnvelope(x, tk);
     }
     if (t != null) {
-      ctx.books.endQueued(t, reason, true, true);
+      ctx.books.endUnrun(t, reason);
     }
     ctx.lifecycle.tryTerminate();
   }
