@@ -250,14 +250,18 @@ class PermitsLincheckTest {
   @Test
   @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void thePermitProtocolHoldsWithTheLimitRaisedAndLowered() {
-    new ModelCheckingOptions()
-        .iterations(ITERATIONS)
+    modelCheck(ITERATIONS).check(VirtualLane.class);
+  }
+
+  /** Three threads of three operations after one, {@code iterations} scenarios. */
+  private static ModelCheckingOptions modelCheck(int iterations) {
+    return new ModelCheckingOptions()
+        .iterations(iterations)
         .invocationsPerIteration(1_000)
         .threads(3)
         .actorsPerThread(3)
         .actorsBefore(1)
-        .actorsAfter(0)
-        .check(VirtualLane.class);
+        .actorsAfter(0);
   }
 
   /** The same lane on 5cd05d4's protocol: two fields, read apart. */
@@ -281,14 +285,8 @@ class PermitsLincheckTest {
   @Test
   @Timeout(600) // a hang guard: model checking takes what the machine gives it
   void theModelFindsTheStrandOfTheTwoFieldProtocol() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ModelCheckingOptions()
-            .iterations(ITERATIONS * 5)
-            .invocationsPerIteration(1_000)
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> modelCheck(ITERATIONS * 5)
             .minimizeFailedScenario(false) // the first failure found is enough here
-            .threads(3)
-            .actorsPerThread(3)
-            .actorsBefore(1)
-            .actorsAfter(0)
             .check(TwoFieldLane.class))
         .satisfiesAnyOf(
             e -> org.assertj.core.api.Assertions.assertThat(e).hasMessageContaining(
