@@ -70,7 +70,7 @@ import java.util.function.Consumer;
  *       TERMINATED. A submitter re-checks it after appending: after {@code shutdown} it makes sure
  *       a worker will drain the ring; after {@code shutdownNow} it takes back what nobody will run
  *       and ends it ({@link TaskOutcome#SHUTDOWN}; {@link WorkerPool#afterAppend}). TERMINATED is
- *       set once, under the lifecycle's lock, when no worker is alive and either STOP, or the ring is empty and every
+ *       set once, under the lifecycle's lock, when no worker is alive, no caller runs a task (caller-runs), and either STOP, or the ring is empty and every
  *       accepted task has ended ({@code unfinished == 0}).
  *   <li><b>Counts.</b> A worker counts a task's outcome in its own single-writer {@link
  *       TimingBook} tally with its timings, before it completes the task's future (so whoever

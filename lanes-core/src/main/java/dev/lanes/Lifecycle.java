@@ -14,7 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * STOP → TERMINATED — and only here, under {@link #lock}. Submitters never take the lock: a
  * submitter re-checks the state after it appends (see {@link LaneExecutor}), so a task accepted
  * while a shutdown races it is either run or taken back and ended. TERMINATED is set once, under
- * the lock, when no worker is alive and either STOP, or the ring is empty and every accepted task
+ * the lock, when no worker is alive, no caller runs a task (caller-runs), and either STOP, or the ring is empty and every accepted task
  * has ended ({@code unfinished == 0}); whoever might be the last to make that true calls {@link
  * #tryTerminate()}: a worker as it exits, whoever gives back the last slot of a shutting-down
  * lane, a cancel of a queued task, and the shutdown calls themselves.
