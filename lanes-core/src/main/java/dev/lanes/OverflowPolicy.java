@@ -75,9 +75,10 @@ public final class OverflowPolicy {
    * thread's uncaught-exception handler). With nothing queued to drop (every slot is a
    * running task, as after the concurrency was lowered below the tasks running), the new task is
    * refused with reason {@link TaskOutcome#QUEUE_FULL}. A task that a free worker is about to
-   * take is not a victim: with a worker free, the new task waits until it took the oldest, so the
-   * lane still holds {@code concurrency} running plus {@code queueCapacity} queued (on a lane of
-   * concurrency 1 and capacity 1, {@code execute(r1); execute(r2); execute(r3)} runs r1 and r3).
+   * take is not a victim: with {@code n} workers free (not running a task), the {@code n} oldest
+   * are spared and the next one is dropped, so the lane still holds {@code concurrency} running
+   * plus {@code queueCapacity} queued (on a lane of concurrency 1 and capacity 1, {@code
+   * execute(r1); execute(r2); execute(r3)} runs r1 and r3, as the JDK's pool does).
    *
    * @return the discard-oldest policy
    */
