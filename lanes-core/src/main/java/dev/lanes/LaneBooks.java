@@ -380,6 +380,14 @@ final class LaneBooks {
   boolean endLateEntries(Object entry) {
     Taken tk = new Taken();
     boolean mine = false;
+    // Entries put back at the head (a surplus worker's, discard-oldest's spared ones) were taken
+    // once already: their submitters have left, so nobody else will end them.
+    for (Object x; (x = ctx.ring.pollPutBack(tk)) != null; ) {
+      LaneFuture<?> e = ownedEnvelope(x, tk);
+      if (e != null) {
+        endUnrun(e, TaskOutcome.SHUTDOWN);
+      }
+    }
     sweepers.incrementAndGet();
     try {
       Object x;

@@ -279,6 +279,11 @@ final class TaskRing {
     return false;
   }
 
+  /** Takes the oldest entry put back (none of them has a submitter waiting), or null. */
+  Object pollPutBack(Taken into) {
+    return pollReturned(into);
+  }
+
   /** Takes the oldest entry put back, or null if none is. */
   private Object pollReturned(Taken into) {
     if (!hasReturns()) {

@@ -367,6 +367,10 @@ final class Worker implements Runnable {
       ctx.pool.exitGate(p, null);
     }
     ctx.books.putBack(x, tk);
+    if (ctx.runState() >= Lifecycle.STOP) {
+      // shutdownNow may have drained the ring before the put-back: nobody else ends it now
+      ctx.books.endLateEntries(null);
+    }
   }
 
   /** A core worker beyond the lane's concurrency leaves (uncounted); true if this one must. */
