@@ -10,7 +10,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Finds starvation deadlocks, within one lane or across lanes, only where the evidence proves
@@ -25,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <ol>
  *   <li>through lanes' own futures: {@code get()}/{@code join()} on a lane future registers the
- *       wait ({@link WaitTracker}); a timed {@code get} never counts;
+ *       wait ({@link LaneFuture.WaitTracker}); a timed {@code get} never counts;
  *   <li>through the JDK's own futures ({@code CompletableFuture.supplyAsync(.., lane).join()}, or a
  *       stage depending on a lane's future): the threads parked on the future of a queued task,
  *       read from the future itself ({@link ForeignFutures}; needs {@code java.util.concurrent}
@@ -55,7 +54,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * reports it as suspected once it held, with the same tasks running, for the detection period,
  * and never acts on it.
  *
- * <p><b>Concurrency design.</b> One analysis runs at a time ({@code LOCK}); it reads the lanes'
+ * <p><b>Concurrency design.</b> One analysis runs at a time (its caller, {@link HealthMonitor},
+ * holds a lock around it and the telling of its findings); it reads the lanes'
  * worker sets, queues and envelope states without their locks, a racy view made safe by what it
  * demands: a worker about to take a queued task is running, not waiting, so its lane is not stuck.
  * Findings go to each lane's {@link HealthMonitor}, which decides what to do under its own lock;
@@ -63,12 +63,39 @@ import java.util.concurrent.locks.ReentrantLock;
  * complete futures and so run user code.
  */
 final class Deadlocks {
-  private static final ReentrantLock LOCK = new ReentrantLock();
-
   private Deadlocks() {}
 
+  /** A lane as the analysis reads it (its health monitor makes one). */
+  record Watched(LaneContext ctx, WorkerPool pool, LaneBooks books) {
+    String name() {
+      return ctx.name;
+    }
+
+    /** The lane as its tasks' futures name it. */
+    LaneFuture.Home home() {
+      return ctx.home;
+    }
+
+    boolean stoppedOrTerminated() {
+      return ctx.runState() >= RunState.STOP;
+    }
+
+    int queuedCount() {
+      return books.queuedCount();
+    }
+
+    HealthSettings.DeadlockAction policy() {
+      return ctx.settings.get().health.deadlockAction();
+    }
+
+    /** The envelopes queued now (a racy scan). */
+    List<LaneFuture<?>> queuedEnvelopes() {
+      return books.queuedEnvelopes();
+    }
+  }
+
   /** One worker's proven wait: the queued task it waits on, and how that was seen. */
-  record Wait(Worker worker, LaneFuture<?> awaited, boolean viaLanesFuture) {}
+  record Wait(WorkerPool.Member worker, LaneFuture<?> awaited, boolean viaLanesFuture) {}
 
   /**
    * A lane suspected (not proven) to be in a starvation deadlock through JDK futures: {@code
@@ -76,14 +103,14 @@ final class Deadlocks {
    * futures of tasks queued here, {@code asyncQueued} {@code runAsync}/{@code supplyAsync} tasks
    * queued. {@code signature} changes whenever a worker moves on to another task.
    */
-  record Suspicion(LaneExecutor lane, List<Worker> workers, int futureWaiters, int lanesWaiters,
+  record Suspicion(Watched lane, List<WorkerPool.Member> workers, int futureWaiters, int lanesWaiters,
       int asyncQueued, long signature) {}
 
   /** What one analysis found: the proven cycles (or null) and the suspected lanes. */
-  record Analysis(Finding proven, Map<LaneExecutor, Suspicion> suspected) {}
+  record Analysis(Finding proven, Map<Watched, Suspicion> suspected) {}
 
   /** A stuck set of lanes, with every worker's wait. */
-  record Finding(Set<LaneExecutor> lanes, Map<LaneExecutor, List<Wait>> waits) {
+  record Finding(Set<Watched> lanes, Map<Watched, List<Wait>> waits) {
     /**
      * True if some wait of the cycle was read from a JDK future rather than registered through a
      * lanes future: then every lane of it is reported only once the proof has held a while.
@@ -100,11 +127,11 @@ final class Deadlocks {
     }
 
     /** The awaited tasks that sit in {@code lane}'s queue (the ones its policy may act on). */
-    List<LaneFuture<?>> awaitedIn(LaneExecutor lane) {
+    List<LaneFuture<?>> awaitedIn(Watched lane) {
       Set<LaneFuture<?>> out = new LinkedHashSet<>();
       for (List<Wait> ws : waits.values()) {
         for (Wait w : ws) {
-          if (w.awaited().lane == lane) {
+          if (w.awaited().lane == lane.home()) {
             out.add(w.awaited());
           }
         }
@@ -113,56 +140,24 @@ final class Deadlocks {
     }
   }
 
-  /** A worker is about to block with no timeout on {@code future}: check at once. */
-  static void workerWaits(Worker w, LaneFuture<?> future) {
-    LaneFuture<?> e = future.accepted ? future : null;
-    if (e == null || e.taskState() != LaneFuture.QUEUED || !e.lane.pool.noFreeCapacity()) {
-      return; // the awaited task can still start: no cycle through it
-    }
-    check(HealthMonitor.registeredLanes());
-  }
-
-  /** Analyses {@code lanes}, tells each lane its finding, then runs the cures outside all locks. */
-  static void check(List<LaneExecutor> lanes) {
-    List<Runnable> cures = new ArrayList<>();
-    LOCK.lock();
-    try {
-      Analysis a = analyse(lanes);
-      Finding f = a.proven();
-      for (LaneExecutor l : lanes) {
-        Suspicion s = a.suspected().get(l);
-        if (f != null && f.lanes().contains(l)) {
-          l.health.deadlocked(f, describe(f, l), figures(f, l), cures);
-        } else if (s != null) {
-          l.health.suspected(s.signature(), describe(s), figures(s), cures);
-        } else {
-          l.health.notDeadlocked(cures); // runs after the lock, like a cure: it delivers events
-        }
-      }
-    } finally {
-      LOCK.unlock();
-    }
-    for (Runnable cure : cures) {
-      cure.run();
-    }
-  }
-
   /** The stuck lanes among {@code lanes} (proven), and the suspected ones. */
-  static Analysis analyse(List<LaneExecutor> lanes) {
+  static Analysis analyse(List<Watched> lanes) {
     // Lanes that could be stuck: no free capacity, a worker at all, and every worker blocked.
-    Set<LaneExecutor> stuck = new LinkedHashSet<>();
-    Map<LaneExecutor, List<Worker>> workersOf = new HashMap<>();
-    for (LaneExecutor l : lanes) {
-      if (l.isShutdownNowOrTerminated() || !l.pool.noFreeCapacity()) {
+    Set<Watched> stuck = new LinkedHashSet<>();
+    Map<Watched, List<WorkerPool.Member>> workersOf = new HashMap<>();
+    Map<LaneFuture.Home, Watched> byHome = new IdentityHashMap<>();
+    for (Watched l : lanes) {
+      byHome.put(l.home(), l);
+      if (l.stoppedOrTerminated() || !l.pool().noFreeCapacity()) {
         continue;
       }
-      List<Worker> live = everyWorkerBlocked(l);
+      List<WorkerPool.Member> live = everyWorkerBlocked(l);
       if (live != null) {
         stuck.add(l);
         workersOf.put(l, live);
       }
     }
-    Map<LaneExecutor, Suspicion> suspected = new LinkedHashMap<>();
+    Map<Watched, Suspicion> suspected = new LinkedHashMap<>();
     if (stuck.isEmpty()) {
       return new Analysis(null, suspected);
     }
@@ -170,7 +165,7 @@ final class Deadlocks {
     Map<Thread, LaneFuture<?>> parkedOn = new IdentityHashMap<>();
     if (ForeignFutures.isAvailable()) {
       List<Thread> waiters = new ArrayList<>();
-      for (LaneExecutor l : stuck) {
+      for (Watched l : stuck) {
         for (LaneFuture<?> e : l.queuedEnvelopes()) {
           CompletableFuture<?> f = e.handedOut ? e : ForeignFutures.futureOf(e.source);
           waiters.clear();
@@ -181,14 +176,14 @@ final class Deadlocks {
         }
       }
     }
-    Map<LaneExecutor, List<Wait>> waits = new LinkedHashMap<>();
-    for (LaneExecutor l : stuck) {
+    Map<Watched, List<Wait>> waits = new LinkedHashMap<>();
+    for (Watched l : stuck) {
       List<Wait> ws = new ArrayList<>();
-      for (Worker w : workersOf.get(l)) {
+      for (WorkerPool.Member w : workersOf.get(l)) {
         LaneFuture<?> e = registeredWait(w);
         boolean viaLanes = e != null;
         if (e == null) {
-          Thread t = w.thread;
+          Thread t = w.thread();
           e = t == null ? null : parkedOn.get(t);
         }
         if (e == null) {
@@ -212,9 +207,9 @@ final class Deadlocks {
     while (changed) {
       changed = false;
       for (var it = stuck.iterator(); it.hasNext(); ) {
-        LaneExecutor l = it.next();
+        Watched l = it.next();
         for (Wait w : waits.get(l)) {
-          if (!stuck.contains(w.awaited().lane)) {
+          if (!stuck.contains(byHome.get(w.awaited().lane))) {
             it.remove();
             waits.remove(l);
             changed = true;
@@ -230,23 +225,23 @@ final class Deadlocks {
    * The lane's workers if every worker that holds its capacity is in the set and blocked (see
    * "No free capacity, read safely" in the class comment), else null.
    */
-  private static List<Worker> everyWorkerBlocked(LaneExecutor l) {
-    WorkerPool p = l.pool;
+  private static List<WorkerPool.Member> everyWorkerBlocked(Watched l) {
+    WorkerPool p = l.pool();
     int live = p.liveWorkers.get();
     int held = capacityInUse(l);
-    if (held < l.pool.concurrency() || live == 0) {
+    if (held < l.pool().concurrency() || live == 0) {
       return null;
     }
-    List<Worker> seen = new ArrayList<>(p.workers);
+    List<WorkerPool.Member> seen = new ArrayList<>(p.workers);
     if (p.liveWorkers.get() != live || capacityInUse(l) != held || seen.size() != live) {
       return null; // a worker is starting or leaving: look again next time
     }
     int holders = 0;
-    for (Worker w : seen) {
-      if (!(w.entered && (registeredWait(w) != null || parked(w)))) {
+    for (WorkerPool.Member w : seen) {
+      if (!(w.entered() && (registeredWait(w) != null || parked(w)))) {
         return null;
       }
-      if (w.kind != Worker.Kind.COMPENSATION) {
+      if (w.kind() != WorkerPool.Kind.COMPENSATION) {
         holders++;
       }
     }
@@ -254,8 +249,8 @@ final class Deadlocks {
   }
 
   /** Permits in use (virtual lane) or core workers (platform lane). */
-  private static int capacityInUse(LaneExecutor l) {
-    return l.elastic ? l.pool.permits.held() : l.pool.coreWorkers.get();
+  private static int capacityInUse(Watched l) {
+    return l.ctx().elastic ? l.pool().permits.held() : l.pool().coreWorkers.get();
   }
 
   /**
@@ -263,29 +258,29 @@ final class Deadlocks {
    * JDK's futures are closed to it): suspected if the evidence described under "Suspicion" in the
    * class comment is there, else null.
    */
-  private static Suspicion suspect(LaneExecutor l, List<Worker> workers) {
+  private static Suspicion suspect(Watched l, List<WorkerPool.Member> workers) {
     List<Long> since = new ArrayList<>(); // when each CompletableFuture waiter's task was accepted
-    List<Worker> cfWaiters = new ArrayList<>();
+    List<WorkerPool.Member> cfWaiters = new ArrayList<>();
     int lanesWaiters = 0;
     long signature = 17;
-    for (Worker w : workers) {
+    for (WorkerPool.Member w : workers) {
       LaneFuture<?> e = registeredWait(w);
-      LaneFuture<?> running = w.current;
+      LaneFuture<?> running = w.current();
       if (running != null) {
         signature = signature * 31
             + (System.identityHashCode(running) ^ running.acceptedNanos ^ running.id);
       }
       if (e != null) {
-        if (e.lane != l) {
+        if (e.lane != l.home()) {
           return null; // waits on another lane: a suspicion is about one lane only
         }
         lanesWaiters++;
         continue;
       }
-      if (w.waitingOn != null) {
+      if (w.waitingOn() != null) {
         return null; // a lanes future it waits on with a timeout, or one not queued: no cycle
       }
-      Thread t = w.thread;
+      Thread t = w.thread();
       if (running == null || !w.isRunningTask() || t == null
           || !ForeignFutures.parkedOnFutureUntimed(t)) {
         return null;
@@ -308,7 +303,7 @@ final class Deadlocks {
         }
       }
     }
-    for (Worker w : cfWaiters) {
+    for (WorkerPool.Member w : cfWaiters) {
       if (!submitters.contains(w)) {
         return null;
       }
@@ -317,9 +312,9 @@ final class Deadlocks {
   }
 
   /** The queued task a worker registered an untimed wait on, or null. */
-  private static LaneFuture<?> registeredWait(Worker w) {
-    LaneFuture<?> f = w.waitingOn;
-    if (f == null || w.waitTimed || f.isDone()) {
+  private static LaneFuture<?> registeredWait(WorkerPool.Member w) {
+    LaneFuture<?> f = w.waitingOn();
+    if (f == null || w.waitTimed() || f.isDone()) {
       return null;
     }
     LaneFuture<?> e = f.accepted ? f : null;
@@ -333,12 +328,12 @@ final class Deadlocks {
   }
 
   /** Parked untimed inside a task (a worker idle in its lane's ring waits for work, not a task). */
-  private static boolean parked(Worker w) {
-    Thread t = w.thread;
-    return t != null && !w.idler.idle() && t.getState() == Thread.State.WAITING;
+  private static boolean parked(WorkerPool.Member w) {
+    Thread t = w.thread();
+    return t != null && !w.idle() && t.getState() == Thread.State.WAITING;
   }
 
-  private static Map<String, Double> figures(Suspicion s) {
+  static Map<String, Double> figures(Suspicion s) {
     Map<String, Double> figures = new LinkedHashMap<>();
     figures.put("suspectedDeadlock", 1.0);
     figures.put("workers", (double) s.workers().size());
@@ -348,13 +343,13 @@ final class Deadlocks {
     return figures;
   }
 
-  private static String describe(Suspicion s) {
+  static String describe(Suspicion s) {
     StringBuilder frames = new StringBuilder();
-    for (Worker w : s.workers()) {
+    for (WorkerPool.Member w : s.workers()) {
       appendFrames(frames, w, registeredWait(w) != null ? "waits (lanes future) on "
           + registeredWait(w) : "waits on a CompletableFuture");
     }
-    LaneExecutor l = s.lane();
+    Watched l = s.lane();
     return String.format(Locale.ROOT,
         "suspected starvation deadlock in lane \"%s\", not proven: all %d workers wait with no"
             + " timeout (%d on a CompletableFuture), and %d runAsync/supplyAsync tasks are queued"
@@ -364,11 +359,11 @@ final class Deadlocks {
             + " nothing is done about a suspicion (policy %s applies to proven deadlocks only)."
             + " Workers:%n%s",
         l.name(), s.workers().size(), s.futureWaiters(), s.asyncQueued(), l.queuedCount(),
-        l.health.policy(), frames);
+        l.policy(), frames);
   }
 
-  private static void appendFrames(StringBuilder frames, Worker w, String what) {
-    Thread t = w.thread;
+  private static void appendFrames(StringBuilder frames, WorkerPool.Member w, String what) {
+    Thread t = w.thread();
     if (t == null) {
       return;
     }
@@ -380,7 +375,7 @@ final class Deadlocks {
     }
   }
 
-  private static Map<String, Double> figures(Finding f, LaneExecutor l) {
+  static Map<String, Double> figures(Finding f, Watched l) {
     Map<String, Double> figures = new LinkedHashMap<>();
     figures.put("workers", (double) f.waits().get(l).size());
     figures.put("queued", (double) l.queuedCount());
@@ -389,9 +384,9 @@ final class Deadlocks {
     return figures;
   }
 
-  private static String describe(Finding f, LaneExecutor l) {
+  static String describe(Finding f, Watched l) {
     StringBuilder frames = new StringBuilder();
-    for (LaneExecutor lane : f.lanes()) {
+    for (Watched lane : f.lanes()) {
       for (Wait w : f.waits().get(lane)) {
         appendFrames(frames, w.worker(), "waits"
             + (w.viaLanesFuture() ? " (lanes future)" : " (CompletableFuture)") + " on "
@@ -399,7 +394,7 @@ final class Deadlocks {
       }
     }
     List<String> names = new ArrayList<>();
-    for (LaneExecutor lane : f.lanes()) {
+    for (Watched lane : f.lanes()) {
       names.add('"' + lane.name() + '"');
     }
     String where =
@@ -410,6 +405,6 @@ final class Deadlocks {
                 + " queued in one of them";
     return String.format(Locale.ROOT,
         "starvation deadlock %s (%d queued in \"%s\", %d of them awaited); policy %s. Workers:%n%s",
-        where, l.queuedCount(), l.name(), f.awaitedIn(l).size(), l.health.policy(), frames);
+        where, l.queuedCount(), l.name(), f.awaitedIn(l).size(), l.policy(), frames);
   }
 }

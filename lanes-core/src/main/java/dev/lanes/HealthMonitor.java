@@ -100,13 +100,19 @@ final class HealthMonitor {
   private static volatile long registrations;
   private static final System.Logger LOG = System.getLogger("dev.lanes");
   /** Every lane not yet terminated, weakly (see the class comment). Guarded by TICKER_LOCK. */
-  private static final Set<WeakReference<LaneExecutor>> LANES = new HashSet<>();
+  private static final Set<WeakReference<HealthMonitor>> LANES = new HashSet<>();
+  /** One deadlock analysis, and the telling of its findings, at a time. */
+  private static final ReentrantLock DEADLOCK_LOCK = new ReentrantLock();
   private static final ReentrantLock TICKER_LOCK = new ReentrantLock();
   /** The health thread, or null when none runs. Guarded by TICKER_LOCK. */
   private static Thread ticker;
 
   private final LaneContext ctx;
-  private final WeakReference<LaneExecutor> registration;
+  private final LaneBooks books;
+  private final WorkerPool pool;
+  /** This lane as the deadlock analysis reads it. */
+  private final Deadlocks.Watched watched;
+  private final WeakReference<HealthMonitor> registration;
   private final CopyOnWriteArrayList<Consumer<? super HealthEvent>> listeners =
       new CopyOnWriteArrayList<>();
   private final ReentrantLock lock = new ReentrantLock();
@@ -150,9 +156,12 @@ final class HealthMonitor {
   private long suspicionSince = -1;
   private long suspicionSignature;
 
-  HealthMonitor(LaneContext ctx, LaneExecutor lane) {
+  HealthMonitor(LaneContext ctx, LaneBooks books, WorkerPool pool) {
     this.ctx = ctx;
-    this.registration = new WeakReference<>(lane);
+    this.books = books;
+    this.pool = pool;
+    this.watched = new Deadlocks.Watched(ctx, pool, books);
+    this.registration = new WeakReference<>(this);
     long now = ctx.ticker.read();
     this.stateSince = now;
     this.candidateSince = now;
@@ -198,7 +207,7 @@ final class HealthMonitor {
       TICKER_LOCK.unlock();
     }
     try {
-      ctx.books.drops.laneLeft(ctx.ticker.read());
+      books.drops.laneLeft(ctx.ticker.read());
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "lane \"" + ctx.name + "\": writing the last drop summary"
           + " failed: " + e);
@@ -206,12 +215,12 @@ final class HealthMonitor {
   }
 
   /** The registered lanes that are still reachable (strong references, for one analysis). */
-  static List<LaneExecutor> registeredLanes() {
+  static List<HealthMonitor> registeredLanes() {
     TICKER_LOCK.lock();
     try {
-      List<LaneExecutor> out = new ArrayList<>(LANES.size());
+      List<HealthMonitor> out = new ArrayList<>(LANES.size());
       for (var it = LANES.iterator(); it.hasNext(); ) {
-        LaneExecutor l = it.next().get();
+        HealthMonitor l = it.next().get();
         if (l == null) {
           it.remove();
         } else {
@@ -224,13 +233,65 @@ final class HealthMonitor {
     }
   }
 
+  /**
+   * A worker is about to block with no timeout on {@code future}: if the task is queued in a lane
+   * with no free capacity, check every lane for a deadlock at once.
+   */
+  static void workerBlocks(LaneFuture<?> future) {
+    if (!future.accepted || future.taskState() != LaneFuture.QUEUED) {
+      return; // the awaited task can still start: no cycle through it
+    }
+    List<HealthMonitor> lanes = registeredLanes();
+    for (HealthMonitor m : lanes) {
+      if (m.ctx.home == future.lane) {
+        if (m.pool.noFreeCapacity()) {
+          checkDeadlocks(lanes);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Analyses {@code lanes} ({@link Deadlocks}), tells each lane its finding, then runs the cures
+   * outside all locks.
+   */
+  static void checkDeadlocks(List<HealthMonitor> lanes) {
+    List<Runnable> cures = new ArrayList<>();
+    DEADLOCK_LOCK.lock();
+    try {
+      List<Deadlocks.Watched> watched = new ArrayList<>(lanes.size());
+      for (HealthMonitor l : lanes) {
+        watched.add(l.watched);
+      }
+      Deadlocks.Analysis a = Deadlocks.analyse(watched);
+      Deadlocks.Finding f = a.proven();
+      for (HealthMonitor l : lanes) {
+        Deadlocks.Watched w = l.watched;
+        Deadlocks.Suspicion s = a.suspected().get(w);
+        if (f != null && f.lanes().contains(w)) {
+          l.deadlocked(f, Deadlocks.describe(f, w), Deadlocks.figures(f, w), cures);
+        } else if (s != null) {
+          l.suspected(s.signature(), Deadlocks.describe(s), Deadlocks.figures(s), cures);
+        } else {
+          l.notDeadlocked(cures); // runs after the lock, like a cure: it delivers events
+        }
+      }
+    } finally {
+      DEADLOCK_LOCK.unlock();
+    }
+    for (Runnable cure : cures) {
+      cure.run();
+    }
+  }
+
   private static void tickForever() {
     boolean allResting = false;
     for (; ; ) {
       LockSupport.parkNanos(
           TimeUnit.MILLISECONDS.toNanos(allResting ? RESTING_TICK_MILLIS : TICK_MILLIS));
       LONG_PARK.wokeUp();
-      List<LaneExecutor> lanes;
+      List<HealthMonitor> lanes;
       long registered;
       TICKER_LOCK.lock();
       try {
@@ -244,34 +305,34 @@ final class HealthMonitor {
       } finally {
         TICKER_LOCK.unlock();
       }
-      List<LaneExecutor> awake = new ArrayList<>();
-      for (LaneExecutor l : lanes) {
-        if (!l.ctx.health.rest.resting()) {
+      List<HealthMonitor> awake = new ArrayList<>();
+      for (HealthMonitor l : lanes) {
+        if (!l.rest.resting()) {
           awake.add(l);
           continue;
         }
         try {
-          l.ctx.pool.reapDeadWorkers(); // all a resting lane needs (see "Resting")
+          l.pool.reapDeadWorkers(); // all a resting lane needs (see "Resting")
         } catch (Throwable e) {
-          l.ctx.health.tickFailed(e);
+          l.tickFailed(e);
         }
       }
       if (!awake.isEmpty()) {
         try {
-          Deadlocks.check(awake); // a resting lane has no task, so it is in no cycle
+          checkDeadlocks(awake); // a resting lane has no task, so it is in no cycle
         } catch (Throwable e) {
           analysisFailed(e);
         }
       }
-      for (LaneExecutor l : awake) {
+      for (HealthMonitor l : awake) {
         try {
-          l.ctx.pool.reapDeadWorkers();
+          l.pool.reapDeadWorkers();
           long now = l.ctx.ticker.read();
-          l.ctx.health.tick(now);
-          l.ctx.books.drops.flush(now);
-          l.ctx.health.tryToRest();
+          l.tick(now);
+          l.books.drops.flush(now);
+          l.tryToRest();
         } catch (Throwable e) {
-          l.ctx.health.tickFailed(e); // contained: the next lane is judged as usual
+          l.tickFailed(e); // contained: the next lane is judged as usual
         }
       }
       allResting = mayParkLong(lanes, registered);
@@ -281,14 +342,14 @@ final class HealthMonitor {
   }
 
   /** Every lane rests, and still does once the thread said it parks long (see "Resting"). */
-  private static boolean mayParkLong(List<LaneExecutor> lanes, long registered) {
+  private static boolean mayParkLong(List<HealthMonitor> lanes, long registered) {
     return everyLaneRests(lanes)
         && LONG_PARK.decide(() -> everyLaneRests(lanes) && registrations == registered);
   }
 
-  private static boolean everyLaneRests(List<LaneExecutor> lanes) {
-    for (LaneExecutor l : lanes) {
-      if (!l.ctx.health.rest.resting()) {
+  private static boolean everyLaneRests(List<HealthMonitor> lanes) {
+    for (HealthMonitor l : lanes) {
+      if (!l.rest.resting()) {
         return false;
       }
     }
@@ -376,9 +437,9 @@ final class HealthMonitor {
         && ctx.timings.started() == started
         && started == last[1]
         && !ctx.ring.hasClaimed()
-        && ctx.books.running() == 0
-        && ctx.books.rejectedCount() == last[4]
-        && !ctx.books.drops.owesLine();
+        && books.running() == 0
+        && books.rejectedCount() == last[4]
+        && !books.drops.owesLine();
   }
 
   /**
@@ -499,13 +560,13 @@ final class HealthMonitor {
     lock.lock();
     try {
       long[] last = samples.peekLast();
-      long rejected = ctx.books.rejectedCount();
+      long rejected = books.rejectedCount();
       if (rejected == last[4] || state.ordinal() >= LaneHealth.REJECTING.ordinal()) {
         return;
       }
       Map<String, Double> figures = new LinkedHashMap<>();
       figures.put("rejectedInWindow", (double) (rejected - samples.peekFirst()[4]));
-      figures.put("queued", (double) ctx.books.queuedCount());
+      figures.put("queued", (double) books.queuedCount());
       transition(LaneHealth.REJECTING, last[0], figures, String.format(Locale.ROOT,
           "%.0f tasks rejected or dropped (the health check is failing: judged from refusals"
               + " only)", figures.get("rejectedInWindow")));
@@ -562,7 +623,7 @@ final class HealthMonitor {
     lock.lock();
     try {
       long[] sums = ctx.timings.sums();
-      long rejected = ctx.books.rejectedCount();
+      long rejected = books.rejectedCount();
       ticks++;
       long[] sample = {now, sums[0], sums[1], sums[2], rejected};
       long[] last = samples.peekLast();
@@ -643,19 +704,19 @@ final class HealthMonitor {
       deadlockDiagnostic = diagnostic;
       deadlockFigures = figures;
       move(LaneHealth.DEADLOCKED, now, figures, diagnostic);
-      List<LaneFuture<?>> awaited = f.awaitedIn(ctx.lane);
+      List<LaneFuture<?>> awaited = f.awaitedIn(watched);
       switch (config().deadlockAction()) {
         case REPORT -> {}
         case FAIL -> {
           // Claim now (under the analysis' lock, for every lane of the cycle), fail later.
-          List<LaneFuture<?>> claimed = ctx.books.claimQueued(awaited);
+          List<LaneFuture<?>> claimed = books.claimQueued(awaited);
           if (!claimed.isEmpty()) {
-            cures.add(() -> ctx.books.failClaimed(claimed));
+            cures.add(() -> books.failClaimed(claimed));
           }
         }
         case COMPENSATE -> {
           for (LaneFuture<?> e : awaited) {
-            cures.add(() -> ctx.pool.runOnCompensationThread(e, config().maxCompensationThreads()));
+            cures.add(() -> pool.runOnCompensationThread(e, config().maxCompensationThreads()));
           }
         }
       }
@@ -768,7 +829,7 @@ final class HealthMonitor {
     if (Double.isNaN(meanRun) && last[1] > 0) {
       meanRun = (double) last[3] / last[1]; // nothing ended in the window: use the lane's mean
     }
-    double headAge = ctx.books.headWaitNanos(now); // the oldest live task
+    double headAge = books.headWaitNanos(now); // the oldest live task
     double wait = Math.max(meanWait, headAge);
     HealthSettings set = config(); // one value for the whole judgement
     double threshold =
@@ -782,7 +843,7 @@ final class HealthMonitor {
     figures.put("thresholdMs", threshold / 1e6);
     figures.put("endedInWindow", (double) count);
     figures.put("rejectedInWindow", (double) rejectedInWindow);
-    figures.put("queued", (double) ctx.books.queuedCount());
+    figures.put("queued", (double) books.queuedCount());
     if (rejectedInWindow > 0) {
       return LaneHealth.REJECTING;
     }

@@ -6,7 +6,7 @@ import java.time.Duration;
  * A lane's saturation and deadlock settings, as its builder validated them (see the builder's
  * {@code saturated…}, {@code saturation…}, {@code deadlockDetection}, {@code …OnDeadlock} and
  * {@code healthLogLevel} methods for what each means); the saturation ones may be replaced live
- * ({@link #with}). {@link SettingChecks} bounds every duration at {@link
+ * ({@link Settings#with}). {@link SettingChecks} bounds every duration at {@link
  * SettingChecks#MAX_HEALTH_DURATION}; {@link HealthMonitor} still reads them saturated, so settings
  * made past the checks cannot overflow it.
  */
@@ -21,13 +21,6 @@ record HealthSettings(
     Duration deadlockDetection,
     int maxCompensationThreads,
     System.Logger.Level logLevel) {
-
-  /** These settings with the live-changeable ones taken from {@code s}. */
-  HealthSettings with(LaneSettings s) {
-    return new HealthSettings(s.saturationWindow(), s.waitToRunRatio(), s.fixedWaitThreshold(),
-        s.saturationMinWait(), s.enterAfter(), s.exitAfter(), deadlockAction, deadlockDetection,
-        maxCompensationThreads, logLevel);
-  }
 
   /** What a lane does on a proven starvation deadlock. */
   enum DeadlockAction {

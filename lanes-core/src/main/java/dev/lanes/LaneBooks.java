@@ -228,8 +228,8 @@ final class LaneBooks {
   void cancelledWhileQueued(LaneFuture<?> t) {
     deadEntries.incrementAndGet();
     endUnrun(t, TaskOutcome.CANCELLED);
-    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
-      ctx.lifecycle.tryTerminate();
+    if (ctx.runState() >= RunState.SHUTDOWN) {
+      ctx.upcalls.tryTerminate();
     }
   }
 
@@ -268,8 +268,8 @@ final class LaneBooks {
    */
   void releaseSlot(TimingBook.Tally own) {
     ctx.admission.release(own);
-    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
-      ctx.lifecycle.tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
+    if (ctx.runState() >= RunState.SHUTDOWN) {
+      ctx.upcalls.tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
     }
     ctx.admission.signalRoom();
   }
@@ -288,7 +288,7 @@ final class LaneBooks {
       return e;
     }
     Runnable run = (Runnable) x;
-    LaneFuture<?> e = LaneFuture.internal(ctx.lane, run, run, "", tk.stamp);
+    LaneFuture<?> e = LaneFuture.internal(ctx.home, run, run, "", tk.stamp);
     e.number(tk.position + 1);
     return e;
   }
@@ -511,8 +511,8 @@ final class LaneBooks {
     for (LaneFuture<?> e : claimed) {
       endUnrun(e, TaskOutcome.DEADLOCK);
     }
-    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
-      ctx.lifecycle.tryTerminate();
+    if (ctx.runState() >= RunState.SHUTDOWN) {
+      ctx.upcalls.tryTerminate();
     }
   }
 
@@ -571,19 +571,24 @@ final class LaneBooks {
    * never overstates), less the dead ones counted just after; off by the tasks cancelled or
    * dropped between the two reads.
    */
+  /** The envelopes queued now (a racy scan, for the deadlock analysis). */
+  List<LaneFuture<?>> queuedEnvelopes() {
+    List<LaneFuture<?>> out = new ArrayList<>();
+    ctx.ring.forEachEntry(x -> {
+      if (x instanceof LaneFuture<?> e && e.taskState() == LaneFuture.QUEUED) {
+        out.add(e);
+      }
+    });
+    return out;
+  }
+
   int queuedCount() {
     return Math.max(0, ctx.ring.size() - Math.max(0, deadEntries.get()));
   }
 
   /** Tasks running now: workers inside a task, plus callers running one (caller-runs). */
   int running() {
-    int n = 0;
-    for (Worker w : ctx.pool.workers) {
-      if (w.isRunningTask()) {
-        n++;
-      }
-    }
-    return n + (int) Math.max(0, callerRunning.sum());
+    return ctx.upcalls.workersRunning() + (int) Math.max(0, callerRunning.sum());
   }
 
   /** A caller starts to run a task (caller-runs), before it re-reads the lane's state. */
@@ -594,8 +599,8 @@ final class LaneBooks {
   /** A caller's task ended (or was refused): a shutting-down lane may terminate now. */
   void callerEnds() {
     callerRunning.decrement();
-    if (ctx.runState() >= Lifecycle.SHUTDOWN) {
-      ctx.lifecycle.tryTerminate();
+    if (ctx.runState() >= RunState.SHUTDOWN) {
+      ctx.upcalls.tryTerminate();
     }
   }
 

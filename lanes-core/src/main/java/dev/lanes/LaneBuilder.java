@@ -16,13 +16,13 @@ import java.util.concurrent.ThreadFactory;
 public final class LaneBuilder {
 
   /** Largest queue a lane accepts (the queue's array may grow to hold it all). */
-  public static final int MAX_QUEUE_CAPACITY = 1 << 24;
+  public static final int MAX_QUEUE_CAPACITY = SettingChecks.MAX_QUEUE_CAPACITY;
 
   /** Most platform threads one lane may have (its largest concurrency). */
-  public static final int MAX_PLATFORM_CONCURRENCY = 32_767;
+  public static final int MAX_PLATFORM_CONCURRENCY = SettingChecks.MAX_PLATFORM_CONCURRENCY;
 
   /** Largest concurrency of a virtual lane. */
-  public static final int MAX_VIRTUAL_CONCURRENCY = 1_000_000;
+  public static final int MAX_VIRTUAL_CONCURRENCY = SettingChecks.MAX_VIRTUAL_CONCURRENCY;
 
   /** Default queue capacity of every lane kind. */
   public static final int DEFAULT_QUEUE_CAPACITY = 10_000;
@@ -136,7 +136,7 @@ public final class LaneBuilder {
   }
 
   static int maxConcurrency(LaneKind kind) {
-    return kind == LaneKind.VIRTUAL ? MAX_VIRTUAL_CONCURRENCY : MAX_PLATFORM_CONCURRENCY;
+    return SettingChecks.maxConcurrency(kind);
   }
 
   /**
@@ -368,7 +368,7 @@ public final class LaneBuilder {
   }
 
   /** Longest shedding target or interval ({@link #shedWhenQueuedLongerThan}). */
-  public static final Duration MAX_SHED_DURATION = Duration.ofHours(1);
+  public static final Duration MAX_SHED_DURATION = SettingChecks.MAX_SHED_DURATION;
 
   /**
    * Fails new tasks fast while the queue has held a standing line: once the oldest queued task has
@@ -604,7 +604,23 @@ public final class LaneBuilder {
             + " a virtual lane, made platform thread " + quote(probe.getName()));
       }
     }
-    return new LaneExecutor(this, outer.andThen(taskDecorator));
+    return new LaneExecutor(spec(), outer.andThen(taskDecorator));
+  }
+
+  /** What the lane is built from. */
+  LaneSpec spec() {
+    return new LaneSpec(name, kind, ticker, gate,
+        new Settings(concurrency, queueCapacity, overflow, shedTargetNanos, shedIntervalNanos,
+            health()),
+        threadFactory != null ? threadFactory : defaultThreadFactory(),
+        exceptionHandler, statsInterval.toNanos(), effectiveCpuSampleNanos());
+  }
+
+  private ThreadFactory defaultThreadFactory() {
+    if (kind == LaneKind.VIRTUAL) {
+      return Thread.ofVirtual().name(name + "-", 1).factory();
+    }
+    return Thread.ofPlatform().name(name + "-", 1).daemon(daemon).factory();
   }
 
   /** The settings given, for people. */

@@ -1,6 +1,7 @@
 package dev.lanes;
 
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * A change to a running lane's settings, made by {@link Lane#change()} and applied by {@link
@@ -33,7 +34,8 @@ import java.time.Duration;
  * one per change.
  */
 public final class LaneChange {
-  private final LaneExecutor lane;
+  /** Checks the whole change and applies it to the lane (see {@link #apply()}). */
+  private final Function<LaneChange, LaneSettings> applier;
   private final String name;
   private final LaneKind kind;
   private Integer concurrency;
@@ -48,10 +50,10 @@ public final class LaneChange {
   private Duration enterAfter;
   private Duration exitAfter;
 
-  LaneChange(LaneExecutor lane) {
-    this.lane = lane;
-    this.name = lane.name();
-    this.kind = lane.kind();
+  LaneChange(String name, LaneKind kind, Function<LaneChange, LaneSettings> applier) {
+    this.applier = applier;
+    this.name = name;
+    this.kind = kind;
   }
 
   /**
@@ -64,7 +66,7 @@ public final class LaneChange {
    */
   public LaneChange concurrency(int concurrency) {
     this.concurrency = SettingChecks.range(name, "concurrency", concurrency, 1,
-        LaneBuilder.maxConcurrency(kind));
+        SettingChecks.maxConcurrency(kind));
     return this;
   }
 
@@ -77,7 +79,7 @@ public final class LaneChange {
    */
   public LaneChange queueCapacity(int queueCapacity) {
     this.queueCapacity = SettingChecks.range(name, "queueCapacity", queueCapacity, 1,
-        LaneBuilder.MAX_QUEUE_CAPACITY);
+        SettingChecks.MAX_QUEUE_CAPACITY);
     return this;
   }
 
@@ -200,7 +202,7 @@ public final class LaneChange {
    * @throws IllegalStateException if the lane is shut down; it keeps its settings
    */
   public LaneSettings apply() {
-    return lane.apply(this);
+    return applier.apply(this);
   }
 
   /** The settings {@code now} with this change's values over them (nothing checked here). */

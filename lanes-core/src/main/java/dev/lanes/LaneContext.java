@@ -3,24 +3,37 @@ package dev.lanes;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * What a lane's parts share, handed to each of them instead of the lane: its settings and its
- * parts, as final references. The workers, the pool, the lifecycle, health and the books reach
- * one another only through this; the public {@link Lane} — accepting, the overflow policies,
- * figures, listeners, concurrency changes — is {@link LaneExecutor}'s. Of the parts, {@code
- * Worker}, {@code WorkerPool}, {@code Lifecycle} and {@code LaneBooks} never use a member of the
- * lane, and {@code HealthMonitor} only to keep its registry of lanes ({@code LaneContextTest});
- * {@code LaneFuture} (whose lane is its executor and hears of a cancel while queued) and {@code
- * Deadlocks} (cross-lane by nature) do. {@link #lane} is there because a task's envelope carries
- * its lane (as its futures' default executor, and as the identity the deadlock analysis matches
- * waits on).
+ * What a lane's parts share: its fixed settings, the settings a live change may replace, the run
+ * state, and the parts every other part stands on (the ring, the timings, admission, the gate).
+ * The parts above these — the books, the workers, the pool, the lifecycle, health — are given
+ * to each part that uses them, in its constructor, and never through here; what a part must tell
+ * the lane above it goes through {@link #upcalls}, so no part names the lane or a part above it.
  *
  * <p><b>Concurrency design.</b> Every field is final and set in the constructor, which runs on
  * the thread building the lane before any worker starts (the threads a platform lane starts are
- * started after it returns), so every part sees every field. The objects behind the fields are
- * mutable and each has its own design comment.
+ * started after the lane's constructor set every part), so every part sees every field. The
+ * objects behind the fields are mutable and each has its own design comment.
  */
 final class LaneContext {
-  // ---------------------------------------------------------------- settings
+
+  /**
+   * What the parts tell or ask the lane above them; the lane implements it over its parts.
+   * Each call may come from any thread and must not block.
+   */
+  interface Upcalls {
+    /** Something that may be the lane's last act ended: terminate it if it is shut down and done. */
+    void tryTerminate();
+
+    /** A task was appended: a resting lane wakes its health watch. */
+    void noteWork();
+
+    /** A worker is about to block with no timeout on {@code awaited}: check for a deadlock now. */
+    void workerBlocks(LaneFuture<?> awaited);
+
+    /** Workers inside a task now (the gauge; a racy read). */
+    int workersRunning();
+  }
+
   final String name;
   final LaneKind kind;
   /** A virtual lane: workers come and go with permits (see {@link WorkerPool}). */
@@ -34,54 +47,42 @@ final class LaneContext {
    */
   final double blockingTaskWc;
   final ThreadFactory threadFactory;
-
-  // ---------------------------------------------------------------- parts
   /** The settings a live change may replace: one value in one field (see {@link Settings}). */
   final Settings.Current settings;
+  /** RUNNING → SHUTDOWN → STOP → TERMINATED, moved only by {@link Lifecycle}. */
+  final RunState run = new RunState();
   /** Accepted tasks not yet started, as entries (the hand-off). */
   final TaskRing ring;
   /** Timings and outcomes of tasks that ran: single-writer tallies and their reader. */
   final TimingBook timings;
   /** Accepted tasks not yet ended, against the admission limit; callers waiting for room. */
   final Admission admission;
-  /** The lane's gate ({@link LaneBuilder#gate}), or null. */
+  /** The lane's gate, or null. */
   final LaneGate gate;
-  /** The counts of endings no worker's tally keeps, and the ending paths. */
-  final LaneBooks books;
-  /** The workers as a group, and the lane's concurrency. */
-  final WorkerPool pool;
-  /** The run state: shutdown, termination. */
-  final Lifecycle lifecycle;
-  /** Saturation and deadlock detection. */
-  final HealthMonitor health;
-  /** The lane itself, only as what envelopes carry (see the class comment). */
-  final LaneExecutor lane;
+  /** The lane as its tasks' futures know it: their default executor, told of a cancel. */
+  final LaneFuture.Home home;
+  final Upcalls upcalls;
 
-  LaneContext(LaneExecutor lane, LaneBuilder b, long cpuSampleNanos, TaskRing ring,
-      TimingBook timings, ThreadFactory threadFactory, double blockingTaskWc) {
-    this.lane = lane;
-    this.name = b.name;
-    this.kind = b.kind;
-    this.elastic = b.kind == LaneKind.VIRTUAL;
-    this.ticker = b.ticker;
+  LaneContext(LaneSpec spec, long cpuSampleNanos, TaskRing ring, TimingBook timings,
+      double blockingTaskWc, LaneFuture.Home home, Upcalls upcalls) {
+    this.name = spec.name();
+    this.kind = spec.kind();
+    this.elastic = spec.kind() == LaneKind.VIRTUAL;
+    this.ticker = spec.ticker();
     this.cpuSampleNanos = cpuSampleNanos;
     this.blockingTaskWc = blockingTaskWc;
-    this.threadFactory = threadFactory;
+    this.threadFactory = spec.threadFactory();
+    this.settings = new Settings.Current(spec.settings());
     this.ring = ring;
     this.timings = timings;
-    this.settings = new Settings.Current(new Settings(b.concurrency, b.queueCapacity, b.overflow,
-        b.shedTargetNanos, b.shedIntervalNanos, b.health()));
     this.admission = new Admission(timings);
-    this.gate = b.gate;
-    // The parts keep this context; none uses it before the lane's constructor returns.
-    this.books = new LaneBooks(this, b.exceptionHandler);
-    this.pool = new WorkerPool(this);
-    this.lifecycle = new Lifecycle(this);
-    this.health = new HealthMonitor(this, lane);
+    this.gate = spec.gate();
+    this.home = home;
+    this.upcalls = upcalls;
   }
 
-  /** The run state now ({@link Lifecycle#runState}). */
+  /** The run state now ({@link RunState#get}). */
   int runState() {
-    return lifecycle.runState;
+    return run.get();
   }
 }

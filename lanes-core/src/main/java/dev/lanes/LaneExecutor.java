@@ -20,9 +20,11 @@ import java.util.function.Consumer;
  * concurrency, listeners, and the figures ({@link #stats()}). A task's path: {@code
  * submit}/{@code execute} here → {@link TaskRing} (the hand-off) → {@link Worker} (runs it, times
  * it, records it in its own tally of {@link TimingBook}); a submitted task is its {@link
- * LaneFuture}. The parts get a {@link LaneContext}, never this class: the workers as a group and
- * the concurrency are {@link WorkerPool}'s, shutdown and termination {@link Lifecycle}'s, the
- * counts of endings and the path that ends a task that never ran {@link LaneBooks}'.
+ * LaneFuture}. The parts never get this class: each gets a {@link LaneContext} and the parts
+ * below it, and tells the lane what it must through {@link LaneContext.Upcalls}. The workers as a
+ * group and the concurrency are {@link WorkerPool}'s, shutdown and termination {@link
+ * Lifecycle}'s, the counts of endings and the path that ends a task that never ran {@link
+ * LaneBooks}'.
  *
  * <p><b>Concurrency design.</b>
  *
@@ -66,7 +68,7 @@ import java.util.function.Consumer;
  *       counts it, so each task is counted exactly once. A task that left QUEUED while its entry
  *       is still in the ring leaves a dead entry, counted in {@link LaneBooks#deadEntries} (which
  *       may transiently be off by the kills in flight) and dropped by whoever takes it.
- *   <li><b>Lifecycle</b> {@link Lifecycle#runState} only moves forward: RUNNING → SHUTDOWN → STOP →
+ *   <li><b>Lifecycle</b> {@link RunState} only moves forward: RUNNING → SHUTDOWN → STOP →
  *       TERMINATED. A submitter re-checks it after appending: after {@code shutdown} it makes sure
  *       a worker will drain the ring; after {@code shutdownNow} it takes back what nobody will run
  *       and ends it ({@link TaskOutcome#SHUTDOWN}; {@link WorkerPool#afterAppend}). TERMINATED is
@@ -102,7 +104,7 @@ import java.util.function.Consumer;
  * platform lane fails to build; a virtual lane fails one queued task (completing its future
  * exceptionally) only when no worker is left to run it.
  */
-final class LaneExecutor extends AbstractExecutorService implements Lane {
+final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFuture.Home {
 
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
@@ -133,46 +135,84 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   final LaneBooks books;
   /** The lane's workers as a group, and its concurrency: starting, permits, retiring, replacing. */
   final WorkerPool pool;
-  /** Shutdown and termination (the run state). */
+  /** Shutdown and termination. */
   final Lifecycle lifecycle;
+  /** The run state (moved by {@link #lifecycle}). */
+  final RunState runState;
   final HealthMonitor health;
   /** The lane's gate ({@link LaneBuilder#gate}), or null: see "The gate" in the class comment. */
   final LaneGate gate;
 
-  LaneExecutor(LaneBuilder b, TaskDecorator decorator) {
-    this.name = b.name;
-    this.kind = b.kind;
+  LaneExecutor(LaneSpec spec, TaskDecorator decorator) {
+    this.name = spec.name();
+    this.kind = spec.kind();
     this.elastic = kind == LaneKind.VIRTUAL;
-    this.ticker = b.ticker;
+    this.ticker = spec.ticker();
     this.decorator = decorator;
-    this.gate = b.gate;
+    this.gate = spec.gate();
     this.createdNanos = ticker.read();
+    int concurrency = spec.settings().concurrency;
+    int queueCapacity = spec.settings().queueCapacity;
     // One tally per worker that may run at once (a thread beyond them records under a lock).
-    int tallies = Math.min(MAX_TALLIES, Math.max(b.concurrency, 2 * cores()));
-    this.ctx = new LaneContext(this, b,
-        CpuClock.isSupported() ? b.effectiveCpuSampleNanos() : -1,
-        newRing(name, b.queueCapacity, b.queueCapacity + b.concurrency, !elastic,
-            ringShards(b.concurrency, elastic, b.gate != null)),
-        new TimingBook(tallies, b.statsInterval.toNanos(), createdNanos),
-        b.threadFactory != null ? b.threadFactory : defaultThreadFactory(b),
-        Math.max(LaneStats.BLOCKING_WC, 2.0 * b.concurrency / cores()));
+    int tallies = Math.min(MAX_TALLIES, Math.max(concurrency, 2 * cores()));
+    this.ctx = new LaneContext(spec,
+        CpuClock.isSupported() ? spec.cpuSampleNanos() : -1,
+        newRing(name, queueCapacity, queueCapacity + concurrency, !elastic,
+            ringShards(concurrency, elastic, gate != null)),
+        new TimingBook(tallies, spec.statsIntervalNanos(), createdNanos),
+        Math.max(LaneStats.BLOCKING_WC, 2.0 * concurrency / cores()),
+        this, new Upcalls(this));
+    this.runState = ctx.run;
     this.ring = ctx.ring;
     this.admission = ctx.admission;
     this.timings = ctx.timings;
-    this.books = ctx.books;
-    this.pool = ctx.pool;
-    this.lifecycle = ctx.lifecycle;
-    this.health = ctx.health;
+    // The parts, each given the ones below it; none runs before this constructor returns.
+    this.books = new LaneBooks(ctx, spec.exceptionHandler());
+    this.pool = new WorkerPool(ctx, books, (p, k) -> new Worker(ctx, books, p, k));
+    this.health = new HealthMonitor(ctx, books, pool);
+    this.lifecycle = new Lifecycle(ctx, books, pool, health::unregister);
     if (!elastic) {
-      for (int i = 0; i < b.concurrency; i++) {
+      for (int i = 0; i < concurrency; i++) {
         if (!pool.startCoreWorker()) {
           shutdownNow();
           throw new IllegalStateException(
-              "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + b.concurrency);
+              "lane \"" + name + "\": could not start thread " + (i + 1) + " of " + concurrency);
         }
       }
     }
     health.register();
+  }
+
+  /**
+   * What the parts tell the lane ({@link LaneContext.Upcalls}), over its parts. Set up before the
+   * parts exist and called only after the lane's constructor set them.
+   */
+  private static final class Upcalls implements LaneContext.Upcalls {
+    private final LaneExecutor lane;
+
+    Upcalls(LaneExecutor lane) {
+      this.lane = lane;
+    }
+
+    @Override
+    public void tryTerminate() {
+      lane.lifecycle.tryTerminate();
+    }
+
+    @Override
+    public void noteWork() {
+      lane.health.noteWork();
+    }
+
+    @Override
+    public void workerBlocks(LaneFuture<?> awaited) {
+      HealthMonitor.workerBlocks(awaited);
+    }
+
+    @Override
+    public int workersRunning() {
+      return lane.pool.workersRunning();
+    }
   }
 
   /**
@@ -227,13 +267,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   private static int cores() {
     return Runtime.getRuntime().availableProcessors();
-  }
-
-  private static ThreadFactory defaultThreadFactory(LaneBuilder b) {
-    if (b.kind == LaneKind.VIRTUAL) {
-      return Thread.ofVirtual().name(b.name + "-", 1).factory();
-    }
-    return Thread.ofPlatform().name(b.name + "-", 1).daemon(b.daemon).factory();
   }
 
   // ---------------------------------------------------------------- identity
@@ -463,12 +496,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
       long now = ticker.read();
       Settings rules = ctx.settings.get();
       boolean shed = rules.shedTargetNanos != 0 && shedding(now, rules);
-      if (lifecycle.runState == Lifecycle.RUNNING && !shed && admission.tryAdmit(rules.room())) {
+      if (runState.get() == RunState.RUNNING && !shed && admission.tryAdmit(rules.room())) {
         append(run, now);
         afterAppend(run);
         return;
       }
-      if (lifecycle.runState == Lifecycle.RUNNING && !shed
+      if (runState.get() == RunState.RUNNING && !shed
           && rules.overflow.kind() == OverflowPolicy.Kind.BLOCK_CALLER
           && waitForRoom(rules.overflow.timeout().toNanos())) {
         // it waited for room and got it: it rides in the ring as it is, like one that found room
@@ -498,11 +531,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     } else {
       e = LaneFuture.internal(this, work, source, label, ticker.read(), timed,
           // a JDK async task: the worker of a lane that waits on it, perhaps
-          run instanceof CompletableFuture.AsynchronousCompletionTask ? WaitTracker.current() : null);
+          run instanceof CompletableFuture.AsynchronousCompletionTask ? LaneFuture.WaitTracker.current() : null);
     }
     Settings rules = ctx.settings.get();
     boolean shed = rules.shedTargetNanos != 0 && shedding(e.acceptedNanos, rules);
-    if (lifecycle.runState == Lifecycle.RUNNING && !shed && admission.tryAdmit(rules.room())) {
+    if (runState.get() == RunState.RUNNING && !shed && admission.tryAdmit(rules.room())) {
       append(e, e.acceptedNanos);
       afterAppend(e);
       return;
@@ -526,7 +559,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
    */
   private void acceptSlowly(LaneFuture<?> t, boolean shed, Settings rules,
       boolean waitedForRoom) {
-    if (lifecycle.runState != Lifecycle.RUNNING) {
+    if (runState.get() != RunState.RUNNING) {
       reject(t, TaskOutcome.SHUTDOWN);
     }
     if (shed) {
@@ -558,17 +591,6 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     if (pool.afterAppend(entry)) {
       throw books.refusal(TaskOutcome.SHUTDOWN);
     }
-  }
-
-  /** The envelopes queued now (a racy scan, for the deadlock analysis). */
-  List<LaneFuture<?>> queuedEnvelopes() {
-    List<LaneFuture<?>> out = new ArrayList<>();
-    ring.forEachEntry(x -> {
-      if (x instanceof LaneFuture<?> e && e.taskState() == LaneFuture.QUEUED) {
-        out.add(e);
-      }
-    });
-    return out;
   }
 
   int queuedCount() {
@@ -607,24 +629,24 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
         // Counted running before the state is read again: a lane shutting down meanwhile either
         // sees this caller (and terminates only after its task) or is seen here (and refuses it).
         books.callerStarts();
-        if (lifecycle.runState != Lifecycle.RUNNING) {
+        if (runState.get() != RunState.RUNNING) {
           books.callerEnds();
           reject(t, TaskOutcome.SHUTDOWN);
         }
         t.number(-outsideRing.incrementAndGet()); // numbered apart: -1, -2, ...
         books.callerRan.increment(); // submitted: before it can start
-        Worker.runTask(ctx, null, t, -1);
+        Worker.runTask(new Worker.TaskRun(ctx, books, pool, null), t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
         if (!awaitRoom(t, overflow.timeout().toNanos())) {
-          reject(t, lifecycle.runState != Lifecycle.RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
+          reject(t, runState.get() != RunState.RUNNING ? TaskOutcome.SHUTDOWN : TaskOutcome.BLOCK_TIMEOUT);
         }
       }
       case DISCARD_OLDEST -> {
         Taken tk = new Taken();
         for (int idle = 0; ; ) {
-          if (lifecycle.runState != Lifecycle.RUNNING) {
+          if (runState.get() != RunState.RUNNING) {
             reject(t, TaskOutcome.SHUTDOWN);
           }
           if (tryAdmit()) {
@@ -705,7 +727,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   /** Block-caller: takes a slot, waiting up to {@code nanos} while the lane accepts tasks. */
   private boolean waitForRoom(long nanos) {
     return admission.awaitRoom(this::admissionLimit,
-        () -> lifecycle.runState == Lifecycle.RUNNING, nanos);
+        () -> runState.get() == RunState.RUNNING, nanos);
   }
 
   private void reject(LaneFuture<?> t, TaskOutcome reason) {
@@ -729,13 +751,14 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
-  void cancelledWhileQueued(LaneFuture<?> t) {
+  @Override
+  public void cancelledWhileQueued(LaneFuture<?> t) {
     books.cancelledWhileQueued(t);
   }
 
   @Override
   public void setConcurrency(int newConcurrency) {
-    int max = LaneBuilder.maxConcurrency(kind);
+    int max = SettingChecks.maxConcurrency(kind);
     if (newConcurrency < 1 || newConcurrency > max) {
       throw new IllegalArgumentException("lane \"" + name + "\": concurrency must be between 1 and "
           + max + ", was " + newConcurrency);
@@ -774,7 +797,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public LaneChange change() {
-    return new LaneChange(this);
+    return new LaneChange(name, kind, this::apply);
   }
 
   /**
@@ -790,7 +813,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     LaneSettings after;
     mainLock.lock();
     try {
-      if (lifecycle.runState != Lifecycle.RUNNING) {
+      if (runState.get() != RunState.RUNNING) {
         throw new IllegalStateException(SettingChecks.prefix(name)
             + "is shut down; its settings no longer change");
       }
@@ -848,8 +871,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   public String workerStacks() {
     StringBuilder out = new StringBuilder();
     int shown = 0;
-    for (Worker w : pool.workers) {
-      Thread t = w.thread;
+    for (WorkerPool.Member w : pool.workers) {
+      Thread t = w.thread();
       if (t == null) {
         continue;
       }
@@ -994,12 +1017,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
     long entered = Math.max(e0, Math.min(e3, started + endedFromQueue + room));
     int queued = (int) Math.max(0, entered - started - endedFromQueue);
     long submitted = entered + refusedNow;
-    int rs = lifecycle.runState;
+    int rs = runState.get();
     return new LaneStats(
         name,
         kind,
-        rs >= Lifecycle.SHUTDOWN,
-        rs == Lifecycle.TERMINATED,
+        rs >= RunState.SHUTDOWN,
+        rs == RunState.TERMINATED,
         health.state(),
         now - createdNanos,
         submitted,
@@ -1020,9 +1043,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
   }
 
   private String stateName() {
-    return switch (lifecycle.runState) {
-      case Lifecycle.RUNNING -> "running";
-      case Lifecycle.SHUTDOWN, Lifecycle.STOP -> "shutting-down";
+    return switch (runState.get()) {
+      case RunState.RUNNING -> "running";
+      case RunState.SHUTDOWN, RunState.STOP -> "shutting-down";
       default -> "terminated";
     };
   }
@@ -1042,12 +1065,12 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   @Override
   public boolean isShutdown() {
-    return lifecycle.runState >= Lifecycle.SHUTDOWN;
+    return runState.get() >= RunState.SHUTDOWN;
   }
 
   @Override
   public boolean isTerminated() {
-    return lifecycle.runState == Lifecycle.TERMINATED;
+    return runState.get() == RunState.TERMINATED;
   }
 
   @Override
@@ -1064,14 +1087,10 @@ final class LaneExecutor extends AbstractExecutorService implements Lane {
 
   /** Re-evaluates health now (the health thread does this every 100 ms; tests may call it). */
   public void checkHealth() {
-    Deadlocks.check(HealthMonitor.registeredLanes());
+    HealthMonitor.checkDeadlocks(HealthMonitor.registeredLanes());
     long now = ticker.read();
     health.tick(now);
     books.drops.flush(now);
-  }
-
-  boolean isShutdownNowOrTerminated() {
-    return lifecycle.runState >= Lifecycle.STOP;
   }
 
   @Override

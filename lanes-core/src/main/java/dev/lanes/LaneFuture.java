@@ -65,6 +65,19 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
     }
   }
 
+  /**
+   * The lane as its tasks' futures know it: the default executor of their dependent stages, and
+   * the one told when a queued task's future is cancelled. The lane implements it; nothing here
+   * knows more of the lane.
+   */
+  interface Home extends Executor {
+    /** The lane's name. */
+    String name();
+
+    /** {@code f}'s task was cancelled while queued (its ring entry is dead now). */
+    void cancelledWhileQueued(LaneFuture<?> f);
+  }
+
   /** A future {@code submit} returned (else: lanes' own record of a task given to execute). */
   final boolean handedOut;
 
@@ -118,35 +131,35 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
    */
   private volatile boolean dependentsMade;
 
-  LaneFuture(LaneExecutor lane, Callable<? extends T> callable) {
+  LaneFuture(Home lane, Callable<? extends T> callable) {
     super(lane);
     this.handedOut = true;
     this.callable = callable;
   }
 
-  LaneFuture(LaneExecutor lane, Runnable runnable, T result) {
+  LaneFuture(Home lane, Runnable runnable, T result) {
     super(lane);
     this.handedOut = true;
     this.runnable = runnable;
     this.result = result;
   }
 
-  private LaneFuture(LaneExecutor lane) {
+  private LaneFuture(Home lane) {
     super(lane);
     this.handedOut = false;
   }
 
   /** Lanes' record of a task given to {@code execute} (labelled, decorated or JDK-async). */
   static LaneFuture<Void> internal(
-      LaneExecutor lane, Runnable work, Runnable source, String label, long acceptedNanos) {
+      Home lane, Runnable work, Runnable source, String label, long acceptedNanos) {
     return internal(lane, work, source, label, acceptedNanos, null, null);
   }
 
   /**
-   * As {@link #internal(LaneExecutor, Runnable, Runnable, String, long)}, decorated ({@code
+   * As {@link #internal(Home, Runnable, Runnable, String, long)}, decorated ({@code
    * timed}) or submitted by a worker of a lane ({@code submitter}, for a JDK async task).
    */
-  static LaneFuture<Void> internal(LaneExecutor lane, Runnable work, Runnable source,
+  static LaneFuture<Void> internal(Home lane, Runnable work, Runnable source,
       String label, long acceptedNanos, Timed timed, Object submitter) {
     LaneFuture<Void> f = new LaneFuture<>(lane);
     f.work = work;
@@ -187,7 +200,7 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
   }
 
   /** An instance a worker refills for each plain entry it takes. */
-  static LaneFuture<Void> scratch(LaneExecutor lane) {
+  static LaneFuture<Void> scratch(Home lane) {
     LaneFuture<Void> f = new LaneFuture<>(lane);
     f.accepted = true;
     return f;
@@ -208,7 +221,7 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
     this.source = null;
   }
 
-  LaneExecutor lane() {
+  Home lane() {
     return lane;
   }
 
@@ -468,17 +481,82 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
         + (lane == null ? "?" : lane.name()) + '"';
     return handedOut ? what + " " + super.toString() : what;
   }
+
+  /**
+   * Knows which lane worker, if any, the current thread is, so that a lanes future's {@code get} or
+   * {@code join} can tell its lane "a worker of yours now waits on this future". A thread that is no
+   * lane worker pays one thread-local read per blocking wait; nothing is done for a future that is
+   * already complete.
+   *
+   * <p>A timed wait ({@code get(timeout, unit)}) is registered too, but marked timed: it ends by
+   * itself, so it never proves a deadlock.
+   */
+  static final class WaitTracker {
+
+    /** A thread whose waits are tracked: a lane's worker. */
+    interface Waiter {
+      /** The future this worker waits on now, or null. */
+      LaneFuture<?> waitingOn();
+
+      /** The wait on {@link #waitingOn} has a timeout. */
+      boolean waitTimed();
+
+      /** Records the wait on {@code future} (null: none). */
+      void waitOn(LaneFuture<?> future, boolean timed);
+
+      /** About to block with no timeout on {@code future}: the lane checks for a deadlock now. */
+      void blocksOn(LaneFuture<?> future);
+    }
+
+    private static final ThreadLocal<Waiter> CURRENT = new ThreadLocal<>();
+
+    private WaitTracker() {}
+
+    record Registration(Waiter waiter, LaneFuture<?> previous, boolean previousTimed) {}
+
+    static void enter(Waiter w) {
+      CURRENT.set(w);
+    }
+
+    static void exit() {
+      CURRENT.remove();
+    }
+
+    /** The worker the current thread is, or null. */
+    static Waiter current() {
+      return CURRENT.get();
+    }
+
+    static Registration beforeWait(LaneFuture<?> future, boolean timed) {
+      Waiter w = CURRENT.get();
+      if (w == null) {
+        return null;
+      }
+      Registration r = new Registration(w, w.waitingOn(), w.waitTimed());
+      w.waitOn(future, timed);
+      if (!timed) {
+        w.blocksOn(future);
+      }
+      return r;
+    }
+
+    static void afterWait(Registration r) {
+      if (r != null) {
+        r.waiter().waitOn(r.previous(), r.previousTimed());
+      }
+    }
+  }
 }
 
 class LaneStage<T> extends CompletableFuture<T> {
   private static final java.util.concurrent.ScheduledThreadPoolExecutor TIMER = timer();
 
-  final LaneExecutor lane;
+  final LaneFuture.Home lane;
 
   /** A timeout was set on this future: waits on it end by themselves. */
   volatile boolean hasTimeout;
 
-  LaneStage(LaneExecutor lane) {
+  LaneStage(LaneFuture.Home lane) {
     this.lane = lane;
   }
 

@@ -17,6 +17,20 @@ final class SettingChecks {
    * detection period: beyond an hour these settings judge nothing a person watches, and their
    * nanoseconds stay far from {@code long}'s range (a {@link Duration} of about 292 years has none).
    */
+  /** {@link LaneBuilder#MAX_QUEUE_CAPACITY}. */
+  static final int MAX_QUEUE_CAPACITY = 1 << 24;
+  /** {@link LaneBuilder#MAX_PLATFORM_CONCURRENCY}. */
+  static final int MAX_PLATFORM_CONCURRENCY = 32_767;
+  /** {@link LaneBuilder#MAX_VIRTUAL_CONCURRENCY}. */
+  static final int MAX_VIRTUAL_CONCURRENCY = 1_000_000;
+  /** {@link LaneBuilder#MAX_SHED_DURATION}. */
+  static final Duration MAX_SHED_DURATION = Duration.ofHours(1);
+
+  /** The largest concurrency of a lane of {@code kind}. */
+  static int maxConcurrency(LaneKind kind) {
+    return kind == LaneKind.VIRTUAL ? MAX_VIRTUAL_CONCURRENCY : MAX_PLATFORM_CONCURRENCY;
+  }
+
   static final Duration MAX_HEALTH_DURATION = Duration.ofHours(1);
 
   /** Largest saturation wait-to-run ratio: a wait a million times the run time. */
@@ -97,9 +111,9 @@ final class SettingChecks {
 
   static Duration shedRange(String lane, String setting, Duration d) {
     Objects.requireNonNull(d, prefix(lane) + setting + " must not be null");
-    if (d.isNegative() || d.isZero() || d.compareTo(LaneBuilder.MAX_SHED_DURATION) > 0) {
+    if (d.isNegative() || d.isZero() || d.compareTo(MAX_SHED_DURATION) > 0) {
       throw new IllegalArgumentException(prefix(lane) + setting + " must be > 0 and at most "
-          + LaneBuilder.MAX_SHED_DURATION + ", was " + d);
+          + MAX_SHED_DURATION + ", was " + d);
     }
     return d;
   }

@@ -39,7 +39,10 @@ final class Settings {
   /** These settings with the changeable ones taken from {@code s}. */
   Settings with(LaneSettings s) {
     return new Settings(s.concurrency(), s.queueCapacity(), s.overflow(),
-        s.shedTarget().toNanos(), s.shedInterval().toNanos(), health.with(s));
+        s.shedTarget().toNanos(), s.shedInterval().toNanos(),
+        new HealthSettings(s.saturationWindow(), s.waitToRunRatio(), s.fixedWaitThreshold(),
+            s.saturationMinWait(), s.enterAfter(), s.exitAfter(), health.deadlockAction(),
+            health.deadlockDetection(), health.maxCompensationThreads(), health.logLevel()));
   }
 
   /** The public view. */

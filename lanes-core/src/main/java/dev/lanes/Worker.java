@@ -59,7 +59,7 @@ import java.util.function.Consumer;
  * the health thread ({@link #entered} still false, thread terminated) and cleaned up the same way.
  * {@link #exited} makes that exit happen once.
  */
-final class Worker implements Runnable {
+final class Worker implements WorkerPool.Member {
   private static final VarHandle RUNNING_TASK;
   private static final VarHandle EXITED;
 
@@ -72,14 +72,11 @@ final class Worker implements Runnable {
     }
   }
 
-  enum Kind {
-    CORE,
-    ELASTIC,
-    COMPENSATION
-  }
-
   final LaneContext ctx;
-  final Kind kind;
+  /** The lane's books (null for a bare worker in the ring's tests, as {@code ctx}). */
+  final LaneBooks books;
+  final WorkerPool pool;
+  final WorkerPool.Kind kind;
   /** This worker's own timing tally (single writer), or null to record under the shared lock. */
   TimingBook.Tally tally;
   volatile Thread thread;
@@ -158,12 +155,14 @@ final class Worker implements Runnable {
   int gateFailures;
   long gateBackOffNanos;
 
-  Worker(LaneContext ctx, Kind kind) {
+  Worker(LaneContext ctx, LaneBooks books, WorkerPool pool, WorkerPool.Kind kind) {
     this.ctx = ctx;
+    this.books = books;
+    this.pool = pool;
     this.kind = kind;
-    this.holdsPermit = kind == Kind.ELASTIC;
-    this.scratch = LaneFuture.scratch(ctx == null ? null : ctx.lane);
-    this.taskRun = new TaskRun(ctx, this);
+    this.holdsPermit = kind == WorkerPool.Kind.ELASTIC;
+    this.scratch = LaneFuture.scratch(ctx == null ? null : ctx.home);
+    this.taskRun = new TaskRun(ctx, books, pool, this);
     this.taken.home(ctx == null ? 0 : ctx.ring.nextHome());
     // (no lane at all: the ring's jcstress tests make bare workers to park in a ring)
     this.gateReady = ctx == null || ctx.gate == null ? null : new Runnable() {
@@ -196,7 +195,8 @@ final class Worker implements Runnable {
   }
 
   /** The thread died without ever running this worker (see the class comment). */
-  boolean diedBeforeRunning() {
+  @Override
+  public boolean diedBeforeRunning() {
     Thread t = thread;
     return !entered && t != null && t.getState() == Thread.State.TERMINATED;
   }
@@ -209,11 +209,13 @@ final class Worker implements Runnable {
     RUNNING_TASK.setRelease(this, 0);
   }
 
-  boolean isRunningTask() {
+  @Override
+  public boolean isRunningTask() {
     return (int) RUNNING_TASK.getAcquire(this) == 1;
   }
 
-  void interruptNow() {
+  @Override
+  public void interruptNow() {
     Thread t = thread;
     if (t != null) {
       t.interrupt();
@@ -230,7 +232,7 @@ final class Worker implements Runnable {
     Throwable abrupt = null;
     try {
       tally = ctx.timings.claim();
-      WaitTracker.enter(this);
+      LaneFuture.WaitTracker.enter(this);
       if (ctx.cpuSampleNanos == 0) {
         lastCpu = CpuClock.now();
       }
@@ -241,14 +243,14 @@ final class Worker implements Runnable {
         case COMPENSATION -> {
           LaneFuture<?> t = assigned;
           assigned = null;
-          runTask(ctx, this, t, -1);
+          runTask(taskRun, t, -1);
         }
       }
     } catch (Throwable e) {
       abrupt = e;
       throw e;
     } finally {
-      WaitTracker.exit();
+      LaneFuture.WaitTracker.exit();
       exitWorker(ctx, this, abrupt);
     }
   }
@@ -266,16 +268,16 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = ctx.ring.epoch(); // before the state and concurrency reads (see TaskRing#await)
-      if (ctx.pool.coreWorkers.get() > ctx.pool.concurrency() && retireIfSurplus()) {
+      if (pool.coreWorkers.get() > pool.concurrency() && retireIfSurplus()) {
         return;
       }
       int rs = ctx.runState();
-      if (rs >= Lifecycle.STOP) {
+      if (rs >= RunState.STOP) {
         return;
       }
       Object x;
       if (ctx.gate == null) {
-        x = ctx.books.takeLive(tk);
+        x = books.takeLive(tk);
       } else {
         x = takeThroughGate(tk, epoch);
         lastEnd = -1; // the gate's time is the task's queue wait, not its run
@@ -284,7 +286,7 @@ final class Worker implements Runnable {
         }
       }
       if (x == null) {
-        if (rs >= Lifecycle.SHUTDOWN) {
+        if (rs >= RunState.SHUTDOWN) {
           if (!ctx.ring.hasClaimed()) {
             return; // drained
           }
@@ -297,7 +299,7 @@ final class Worker implements Runnable {
         continue;
       }
       // Read after the take: a concurrency lowered before it is seen here (see "Live changes").
-      if (ctx.pool.coreWorkers.get() > ctx.pool.concurrency() && retireIfSurplus()) {
+      if (pool.coreWorkers.get() > pool.concurrency() && retireIfSurplus()) {
         giveBackUnrun(x, tk);
         return;
       }
@@ -310,24 +312,24 @@ final class Worker implements Runnable {
     long lastEnd = -1;
     for (; ; ) {
       int epoch = ctx.ring.epoch();
-      if (ctx.pool.permits.surplus() && !releasePermitAndRecheck()) {
+      if (pool.permits.surplus() && !releasePermitAndRecheck()) {
         return; // the cap was lowered while this worker was idle: this permit goes
       }
       Object x;
       if (ctx.gate == null) {
-        x = ctx.runState() >= Lifecycle.STOP ? null : ctx.books.takeLive(tk);
+        x = ctx.runState() >= RunState.STOP ? null : books.takeLive(tk);
       } else {
-        x = ctx.runState() >= Lifecycle.STOP ? null : takeThroughGate(tk, epoch);
+        x = ctx.runState() >= RunState.STOP ? null : takeThroughGate(tk, epoch);
         lastEnd = -1; // the gate's time is the task's queue wait, not its run
         if (x == AGAIN) {
-          if (ctx.pool.permits.surplus() && !releasePermitAndRecheck()) {
+          if (pool.permits.surplus() && !releasePermitAndRecheck()) {
             return; // the cap was lowered while this worker waited at the gate
           }
           continue;
         }
       }
       if (x == null) {
-        if (ctx.runState() == Lifecycle.RUNNING
+        if (ctx.runState() == RunState.RUNNING
             && ctx.ring.await(idler, KEEP_ALIVE_NANOS, epoch)) {
           lastEnd = -1; // keeps its permit: tasks keep coming
           continue;
@@ -339,10 +341,10 @@ final class Worker implements Runnable {
         continue;
       }
       // Read after the take: a concurrency lowered before it is seen here (see "Live changes").
-      if (ctx.pool.permits.surplus() && ctx.pool.permits.releaseIfSurplus()) {
+      if (pool.permits.surplus() && pool.permits.releaseIfSurplus()) {
         holdsPermit = false;
         giveBackUnrun(x, tk);
-        if (ctx.runState() >= Lifecycle.STOP || !ctx.pool.permits.tryAcquire()) {
+        if (ctx.runState() >= RunState.STOP || !pool.permits.tryAcquire()) {
           return; // the holders within the limit take it (one idle was woken)
         }
         holdsPermit = true; // a permit came free meanwhile: this worker takes the task again
@@ -350,7 +352,7 @@ final class Worker implements Runnable {
         continue;
       }
       lastEnd = runEntry(x, tk, lastEnd);
-      if (ctx.pool.permits.surplus() && !releasePermitAndRecheck()) {
+      if (pool.permits.surplus() && !releasePermitAndRecheck()) {
         return; // the cap was lowered: this permit goes
       }
     }
@@ -364,18 +366,18 @@ final class Worker implements Runnable {
     LaneGate.Pass p = pass;
     if (p != null) {
       pass = null;
-      ctx.pool.exitGate(p, null);
+      pool.exitGate(p, null);
     }
-    ctx.books.putBack(x, tk);
-    if (ctx.runState() >= Lifecycle.STOP) {
+    books.putBack(x, tk);
+    if (ctx.runState() >= RunState.STOP) {
       // shutdownNow may have drained the ring before the put-back: nobody else ends it now
-      ctx.books.endLateEntries(null);
+      books.endLateEntries(null);
     }
   }
 
   /** A core worker beyond the lane's concurrency leaves (uncounted); true if this one must. */
   private boolean retireIfSurplus() {
-    if (ctx.pool.retireIfSurplus()) {
+    if (pool.retireIfSurplus()) {
       retired = true;
       return true;
     }
@@ -388,22 +390,75 @@ final class Worker implements Runnable {
    */
   private boolean releasePermitAndRecheck() {
     holdsPermit = false;
-    holdsPermit = ctx.pool.releasePermitAndRecheck();
+    holdsPermit = pool.releasePermitAndRecheck();
     return holdsPermit;
   }
 
   /** Its thread, once the pool made it. */
-  void attach(Thread t) {
+  @Override
+  public void attach(Thread t) {
     thread = t;
   }
 
+  @Override
+  public WorkerPool.Kind kind() {
+    return kind;
+  }
+
+  @Override
+  public Thread thread() {
+    return thread;
+  }
+
+  @Override
+  public boolean atGate() {
+    return atGate;
+  }
+
+  @Override
+  public void exitDead() {
+    exitWorker(ctx, this, null);
+  }
+
+  @Override
+  public LaneFuture<?> current() {
+    return current;
+  }
+
+  @Override
+  public boolean entered() {
+    return entered;
+  }
+
+  @Override
+  public boolean idle() {
+    return idler.idle();
+  }
+
+  @Override
+  public LaneFuture<?> waitingOn() {
+    return waitingOn;
+  }
+
+  @Override
+  public boolean waitTimed() {
+    return waitTimed;
+  }
+
+  @Override
+  public void blocksOn(LaneFuture<?> future) {
+    ctx.upcalls.workerBlocks(future);
+  }
+
   /** A compensation worker's one task, claimed from the queue before its thread starts. */
-  void assign(LaneFuture<?> task) {
+  @Override
+  public void assign(LaneFuture<?> task) {
     assigned = task;
   }
 
   /** This worker waits (untimed unless {@code timed}) on {@code future}, or on nothing (null). */
-  void waitOn(LaneFuture<?> future, boolean timed) {
+  @Override
+  public void waitOn(LaneFuture<?> future, boolean timed) {
     waitTimed = timed;
     waitingOn = future;
   }
@@ -422,7 +477,7 @@ final class Worker implements Runnable {
     } catch (Throwable e) {
       int n = Math.min(10, gateFailures++);
       gateBackOffNanos = TimeUnit.MILLISECONDS.toNanos(1L << n);
-      ctx.pool.warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
+      pool.warnGate("tryEnter threw; the worker asks again in " + (1L << n) + " ms", e);
       return null;
     }
   }
@@ -446,14 +501,14 @@ final class Worker implements Runnable {
       return AGAIN;
     }
     if (p == LaneGate.REFUSE) {
-      ctx.books.refuseOldest(tk);
+      books.refuseOldest(tk);
       return AGAIN;
     }
     pass = p;
-    Object x = ctx.books.takeLive(tk);
+    Object x = books.takeLive(tk);
     if (x == null) {
       pass = null;
-      ctx.pool.exitGate(p, null); // another worker took the task: the pass goes back unused
+      pool.exitGate(p, null); // another worker took the task: the pass goes back unused
     }
     return x;
   }
@@ -468,8 +523,8 @@ final class Worker implements Runnable {
     try {
       for (; ; ) {
         int rs = ctx.runState();
-        if (gateOpened || ctx.ring.epoch() != epoch || rs >= Lifecycle.STOP
-            || (rs == Lifecycle.SHUTDOWN && !ctx.ring.hasClaimed())) {
+        if (gateOpened || ctx.ring.epoch() != epoch || rs >= RunState.STOP
+            || (rs == RunState.SHUTDOWN && !ctx.ring.hasClaimed())) {
           return;
         }
         if (backOffNanos == 0) {
@@ -492,10 +547,10 @@ final class Worker implements Runnable {
   /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
   private long runEntry(Object x, Taken tk, long lastEnd) {
     if (x instanceof LaneFuture<?> e) {
-      return runTask(ctx, this, e, lastEnd);
+      return runTask(taskRun, e, lastEnd);
     }
     LaneFuture<?> plain = scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);
-    long end = runTask(ctx, this, plain, lastEnd);
+    long end = runTask(taskRun, plain, lastEnd);
     plain.clearPlain(); // (left in place if the worker dies: its exit path reads it)
     return end;
   }
@@ -508,8 +563,7 @@ final class Worker implements Runnable {
    * includes the dequeue, tens of nanoseconds. See "Timing" in the class comment for what is whose
    * time, and {@link TaskRun} for the steps.
    */
-  static long runTask(LaneContext ctx, Worker w, LaneFuture<?> t, long startHint) {
-    TaskRun r = w != null ? w.taskRun : new TaskRun(ctx, null);
+  static long runTask(TaskRun r, LaneFuture<?> t, long startHint) {
     r.claim(t);             // 1. the task is this thread's: counted started, busy
     r.stamp(startHint);     // 2. its start, and whether its CPU time is read
     r.runCode();            // 3. its own code (what it throws is kept, never rethrown)
@@ -537,6 +591,8 @@ final class Worker implements Runnable {
   /** The fields of a {@link TaskRun}, between its two paddings. */
   abstract static class TaskRunFields extends TaskRunPadding {
     final LaneContext ctx;
+    final LaneBooks books;
+    final WorkerPool pool;
     /** The worker, or null on a caller (caller-runs). */
     final Worker w;
     Thread me;
@@ -562,8 +618,10 @@ final class Worker implements Runnable {
     Consumer<? super TaskRecord>[] listeners;
 
 
-    TaskRunFields(LaneContext ctx, Worker w) {
+    TaskRunFields(LaneContext ctx, LaneBooks books, WorkerPool pool, Worker w) {
       this.ctx = ctx;
+      this.books = books;
+      this.pool = pool;
       this.w = w;
     }
   }
@@ -579,8 +637,8 @@ final class Worker implements Runnable {
     @SuppressWarnings("unused")
     private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 
-    TaskRun(LaneContext ctx, Worker w) {
-      super(ctx, w);
+    TaskRun(LaneContext ctx, LaneBooks books, WorkerPool pool, Worker w) {
+      super(ctx, books, pool, w);
     }
 
     /** 1. Claim: the task's future says running, it is counted started, the worker is busy. */
@@ -590,7 +648,7 @@ final class Worker implements Runnable {
       // A caller keeps its own interrupt status (the task sees it, as with the JDK's caller-runs);
       // a worker's task must not inherit an interrupt meant for an earlier one.
       callerInterrupted = w == null && me.isInterrupted();
-      if (w != null && ctx.runState() < Lifecycle.STOP) {
+      if (w != null && ctx.runState() < RunState.STOP) {
         Thread.interrupted();
       }
       f = task.handedOut ? task : null;
@@ -681,7 +739,7 @@ final class Worker implements Runnable {
     /** 4. Classify: how the task ended, from its future (if any) and what reached the worker. */
     void classify() {
       if (f != null) {
-        t.finishRun(ctx.runState() >= Lifecycle.STOP);
+        t.finishRun(ctx.runState() >= RunState.STOP);
         notRun |= !f.ran();
       }
       // A future keeps what its own task threw, so what reached here came from around it: the
@@ -713,9 +771,9 @@ final class Worker implements Runnable {
       if (cpu >= 0) {
         long waiting = (end - start) - cpu;
         if (waiting < LaneStats.CPU_BOUND_WC * cpu) {
-          ctx.books.cpuBoundSamples.increment();
+          books.cpuBoundSamples.increment();
         } else if (waiting > ctx.blockingTaskWc * cpu) {
-          ctx.books.blockingSamples.increment();
+          books.blockingSamples.increment();
         }
       }
     }
@@ -728,17 +786,17 @@ final class Worker implements Runnable {
       if (w != null) {
         w.endTask();
         w.current = null;
-        ctx.books.releaseSlot(w.tally);
+        books.releaseSlot(w.tally);
       } else {
-        ctx.books.callerEnds();
+        books.callerEnds();
       }
       // From here on, other code may run on this thread: none of it is this task's time.
-      listeners = ctx.books.taskListeners();
+      listeners = books.taskListeners();
       otherCodeRan = listeners.length > 0 || (f == null && failure != null);
       if (w != null && w.pass != null) {
         LaneGate.Pass p = w.pass;
         w.pass = null;
-        ctx.pool.exitGate(p, outcome);
+        pool.exitGate(p, outcome);
         otherCodeRan = true;
       }
     }
@@ -762,7 +820,7 @@ final class Worker implements Runnable {
         completed = f.completeFromRun();
       }
       if (!completed && f.isCancelled() && outcome != TaskOutcome.CANCELLED) {
-        ctx.books.recountAsCancelled(outcome);
+        books.recountAsCancelled(outcome);
         outcome = TaskOutcome.CANCELLED;
       }
       // A stage made from this future before we completed it is visible now (see LaneFuture).
@@ -780,13 +838,13 @@ final class Worker implements Runnable {
             outcome.tag());
       }
       if (listeners.length > 0) {
-        ctx.books.publish(listeners, t, me.getName(), start, end, cpu, outcome);
+        books.publish(listeners, t, me.getName(), start, end, cpu, outcome);
       }
       if (f == null && failure != null) {
         if (notRun) {
-          ctx.books.endForeign(t, failure);
+          books.endForeign(t, failure);
         } else {
-          ctx.books.reportFailure(me, failure);
+          books.reportFailure(me, failure);
         }
       }
     }
@@ -817,7 +875,7 @@ final class Worker implements Runnable {
         return taskEnd;
       }
       long after = ctx.ticker.read();
-      ctx.books.betweenTasksNanos.add(Math.max(0, after - taskEnd));
+      books.betweenTasksNanos.add(Math.max(0, after - taskEnd));
       if (w != null) {
         w.lastCpu = -1; // read the CPU clock afresh for the next task
       }
@@ -836,44 +894,44 @@ final class Worker implements Runnable {
     }
     LaneFuture<?> t = w.current;
     w.current = null;
-    ctx.pool.workers.remove(w);
+    w.pool.workers.remove(w);
     ctx.timings.release(w.tally);
     w.tally = null;
-    if (w.kind == Worker.Kind.COMPENSATION) {
-      ctx.pool.compensationWorkers.decrementAndGet();
+    if (w.kind == WorkerPool.Kind.COMPENSATION) {
+      w.pool.compensationWorkers.decrementAndGet();
       LaneFuture<?> never = w.assigned; // the thread died before it took its task
       if (never != null) {
         w.assigned = null;
-        ctx.pool.giveBack(never); // still holds its slot
+        w.pool.giveBack(never); // still holds its slot
       }
     }
     if (w.holdsPermit) {
       w.holdsPermit = false;
-      ctx.pool.permits.release();
+      w.pool.permits.release();
     }
-    if (w.kind == Worker.Kind.CORE && !w.retired) {
-      ctx.pool.coreWorkers.decrementAndGet();
+    if (w.kind == WorkerPool.Kind.CORE && !w.retired) {
+      w.pool.coreWorkers.decrementAndGet();
     }
     LaneGate.Pass p = w.pass;
     if (p != null) { // died holding a pass: it goes back before the task's future fails
       w.pass = null;
-      ctx.pool.exitGate(p, TaskOutcome.FAILED); // it took a task (an unused pass is cleared first)
+      w.pool.exitGate(p, TaskOutcome.FAILED); // it took a task (an unused pass is cleared first)
     }
-    ctx.pool.liveWorkers.decrementAndGet();
+    w.pool.liveWorkers.decrementAndGet();
     if (t != null) {
       endAbandoned(ctx, w, t, abrupt);
     }
     if (abrupt != null || w.diedBeforeRunning()) {
-      ctx.pool.replace(w, abrupt);
+      w.pool.replace(w, abrupt);
     }
-    ctx.lifecycle.tryTerminate();
+    ctx.upcalls.tryTerminate();
   }
 
   /** The task a dying worker was running: end it failed, count it, give its slot back. */
   private static void endAbandoned(LaneContext ctx, Worker w, LaneFuture<?> t, Throwable abrupt) {
     w.endTask();
-    ctx.books.releaseSlot();
-    ctx.books.failedElsewhere.increment();
+    w.books.releaseSlot();
+    w.books.failedElsewhere.increment();
     Throwable why = abrupt != null ? abrupt
         : new IllegalStateException(
             "lane \"" + ctx.name + "\": the worker running " + t + " died");

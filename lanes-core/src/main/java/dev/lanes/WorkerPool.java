@@ -39,10 +39,63 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class WorkerPool {
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
+  /** What a worker is to the pool (the pool never names the class that runs tasks). */
+  enum Kind {
+    /** A platform lane's thread, for the lane's life or until it retires. */
+    CORE,
+    /** A virtual lane's thread, holding a permit. */
+    ELASTIC,
+    /** An extra thread that runs one deadlocked task and ends. */
+    COMPENSATION
+  }
+
+  /** A worker as the pool and the deadlock analysis see it. */
+  interface Member extends Runnable, LaneFuture.WaitTracker.Waiter {
+    Kind kind();
+
+    /** The thread running it, or null before it is attached or has run. */
+    Thread thread();
+
+    void attach(Thread t);
+
+    /** A compensation worker's one task, claimed before its thread starts. */
+    void assign(LaneFuture<?> task);
+
+    /** Parked at the lane's gate now. */
+    boolean atGate();
+
+    /** Inside a task now. */
+    boolean isRunningTask();
+
+    /** The task it runs now, or null. */
+    LaneFuture<?> current();
+
+    /** Its thread has entered lanes' code. */
+    boolean entered();
+
+    /** Parked idle in the lane's ring, waiting for work. */
+    boolean idle();
+
+    void interruptNow();
+
+    /** Its thread died before it ran lanes' code (a thread factory's wrapper ended it). */
+    boolean diedBeforeRunning();
+
+    /** Runs the exit path of a worker whose thread died before it ran (see above). */
+    void exitDead();
+  }
+
+  /** Makes a worker of a kind; the pool starts its thread. */
+  interface Factory {
+    Member newWorker(WorkerPool pool, Kind kind);
+  }
+
   private final LaneContext ctx;
+  private final LaneBooks books;
+  private final Factory factory;
 
   /** Every worker whose thread was started (or is about to be) and has not exited. */
-  final Set<Worker> workers = ConcurrentHashMap.newKeySet();
+  final Set<Member> workers = ConcurrentHashMap.newKeySet();
   final AtomicInteger liveWorkers = new AtomicInteger();
   /** Permits held and their limit (virtual lanes; the limit follows the concurrency). */
   final Permits permits;
@@ -52,8 +105,10 @@ final class WorkerPool {
   /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
 
-  WorkerPool(LaneContext ctx) {
+  WorkerPool(LaneContext ctx, LaneBooks books, Factory factory) {
     this.ctx = ctx;
+    this.books = books;
+    this.factory = factory;
     this.permits = new Permits(ctx.settings.get().concurrency);
   }
 
@@ -73,7 +128,7 @@ final class WorkerPool {
       permits.setLimit(n);
       dispatch();
     } else {
-      while (ctx.runState() == Lifecycle.RUNNING && coreWorkers.get() < n && startCoreWorker()) {
+      while (ctx.runState() == RunState.RUNNING && coreWorkers.get() < n && startCoreWorker()) {
         // one more thread
       }
     }
@@ -90,8 +145,8 @@ final class WorkerPool {
    * fails ends one queued task per attempt, so the loop ends when the queue is empty).
    */
   void dispatch() {
-    while (ctx.runState() < Lifecycle.STOP && permits.acquireForQueued(ctx.ring)) {
-      Worker w = new Worker(ctx, Worker.Kind.ELASTIC); // holds the permit just taken
+    while (ctx.runState() < RunState.STOP && permits.acquireForQueued(ctx.ring)) {
+      Member w = factory.newWorker(this, Kind.ELASTIC); // holds the permit just taken
       if (startWorker(w)) {
         continue;
       }
@@ -108,7 +163,7 @@ final class WorkerPool {
    * permit again) because work arrived that nobody else will pick up.
    */
   boolean releasePermitAndRecheck() {
-    if (ctx.runState() >= Lifecycle.STOP) {
+    if (ctx.runState() >= RunState.STOP) {
       permits.release();
       return false;
     }
@@ -137,7 +192,7 @@ final class WorkerPool {
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
   boolean startCoreWorker() {
     coreWorkers.incrementAndGet();
-    if (startWorker(new Worker(ctx, Worker.Kind.CORE))) {
+    if (startWorker(factory.newWorker(this, Kind.CORE))) {
       return true;
     }
     coreWorkers.decrementAndGet();
@@ -165,17 +220,17 @@ final class WorkerPool {
     Taken tk = new Taken();
     LaneFuture<?> t = null;
     for (Object x; t == null && (x = ctx.ring.pollOldest(tk)) != null; ) {
-      t = ctx.books.ownedEnvelope(x, tk);
+      t = books.ownedEnvelope(x, tk);
     }
     if (t != null) {
-      ctx.books.endUnrun(t, reason);
+      books.endUnrun(t, reason);
     }
-    ctx.lifecycle.tryTerminate();
+    ctx.upcalls.tryTerminate();
   }
 
   // ---------------------------------------------------------------- workers
 
-  boolean startWorker(Worker w) {
+  boolean startWorker(Member w) {
     liveWorkers.incrementAndGet();
     workers.add(w);
     Thread t;
@@ -202,7 +257,7 @@ final class WorkerPool {
    * the task queued if no thread can be had, and says so.
    */
   void runOnCompensationThread(LaneFuture<?> awaited, int max) {
-    if (ctx.runState() >= Lifecycle.STOP) {
+    if (ctx.runState() >= RunState.STOP) {
       return;
     }
     if (!incrementBelow(compensationWorkers, max)) {
@@ -218,8 +273,8 @@ final class WorkerPool {
       compensationWorkers.decrementAndGet(); // started or handled meanwhile
       return;
     }
-    ctx.books.deadEntries.incrementAndGet(); // its ring entry
-    Worker w = new Worker(ctx, Worker.Kind.COMPENSATION);
+    books.deadEntries.incrementAndGet(); // its ring entry
+    Member w = factory.newWorker(this, Kind.COMPENSATION);
     w.assign(awaited);
     ThreadFactory f =
         ctx.elastic
@@ -249,35 +304,36 @@ final class WorkerPool {
   void giveBack(LaneFuture<?> e) {
     e.backToQueue();
     ctx.ring.append(e, e.acceptedNanos);
-    ctx.books.reappended.increment(); // after the append: see LaneBooks#enteredCount
+    books.reappended.increment(); // after the append: see LaneBooks#enteredCount
     afterAppend(null); // nobody submitted it now: a lane that stopped ends it through its future
   }
 
   /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
-  void replace(Worker dead, Throwable abrupt) {
+  void replace(Member dead, Throwable abrupt) {
+    Thread deadThread = dead.thread();
     try {
       LOG.log(System.Logger.Level.ERROR, "lane \"" + ctx.name + "\": worker "
-          + (dead.thread == null ? "?" : dead.thread.getName())
+          + (deadThread == null ? "?" : deadThread.getName())
           + " ended abruptly; replacing it", abrupt);
     } catch (Throwable ignored) {
       // a failing logger must not stop the replacement
     }
     int rs = ctx.runState();
-    if (dead.kind == Worker.Kind.CORE
+    if (dead.kind() == Kind.CORE
         && coreWorkers.get() < concurrency()
-        && (rs == Lifecycle.RUNNING
-            || (rs == Lifecycle.SHUTDOWN && ctx.ring.hasClaimed()))) {
+        && (rs == RunState.RUNNING
+            || (rs == RunState.SHUTDOWN && ctx.ring.hasClaimed()))) {
       startCoreWorker();
-    } else if (dead.kind == Worker.Kind.ELASTIC) {
+    } else if (dead.kind() == Kind.ELASTIC) {
       dispatch();
     }
   }
 
   /** Cleans up workers whose thread died before it ran lanes' code (health thread). */
   void reapDeadWorkers() {
-    for (Worker w : workers) {
+    for (Member w : workers) {
       if (w.diedBeforeRunning()) {
-        Worker.exitWorker(ctx, w, null);
+        w.exitDead();
       }
     }
   }
@@ -287,11 +343,29 @@ final class WorkerPool {
    * Worker}'s "The gate"). Called after the ring's epoch moved or the lane shut down.
    */
   void wakeGateWaiters() {
-    for (Worker w : workers) {
-      if (w.atGate) {
-        java.util.concurrent.locks.LockSupport.unpark(w.thread);
+    for (Member w : workers) {
+      if (w.atGate()) {
+        java.util.concurrent.locks.LockSupport.unpark(w.thread());
       }
     }
+  }
+
+  /** Interrupts every worker (shutdownNow). */
+  void interruptAll() {
+    for (Member w : workers) {
+      w.interruptNow();
+    }
+  }
+
+  /** Workers inside a task now (a racy count of their busy flags). */
+  int workersRunning() {
+    int n = 0;
+    for (Member w : workers) {
+      if (w.isRunningTask()) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** No worker or permit is free to start a queued task. */
@@ -321,25 +395,25 @@ final class WorkerPool {
    * so its future is left alone).
    */
   boolean afterAppend(Object entry) {
-    ctx.health.noteWork(); // a resting lane wakes (HealthMonitor, "Resting")
-    if (ctx.runState() == Lifecycle.RUNNING) {
+    ctx.upcalls.noteWork(); // a resting lane wakes (HealthMonitor, "Resting")
+    if (ctx.runState() == RunState.RUNNING) {
       if (!ctx.ring.wakeIdle() && ctx.elastic) {
         dispatch();
       }
       return false;
     }
-    if (ctx.runState() == Lifecycle.SHUTDOWN) {
+    if (ctx.runState() == RunState.SHUTDOWN) {
       // The lane still runs what it accepted: make sure some worker is there to drain the ring.
       ctx.ring.wakeIdle();
-      ctx.lifecycle.tryTerminate();
+      ctx.upcalls.tryTerminate();
       if (ctx.elastic) {
         dispatch();
       }
       return false;
     }
     // STOP: shutdownNow drained the ring before this entry (or beside it); nobody runs it now.
-    boolean mine = ctx.books.endLateEntries(entry);
-    ctx.lifecycle.tryTerminate();
+    boolean mine = books.endLateEntries(entry);
+    ctx.upcalls.tryTerminate();
     return mine;
   }
 

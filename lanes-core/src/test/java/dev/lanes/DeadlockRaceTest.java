@@ -37,7 +37,7 @@ class DeadlockRaceTest {
     });
     Work.await(childQueued);
     Awaitility.await().until(() -> lane.pool.workers.stream()
-        .anyMatch(w -> w.waitingOn != null && w.thread.getState() == Thread.State.WAITING));
+        .anyMatch(w -> w.waitingOn() != null && w.thread().getState() == Thread.State.WAITING));
     lane.checkHealth();
     assertThat(lane.health()).isNotEqualTo(LaneHealth.DEADLOCKED);
     lane.pool.permits.release(); // the worker being started takes the child

@@ -2,42 +2,44 @@ package dev.lanes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import java.util.List;
+import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue #24, "narrow parts": the workers, the pool, the lifecycle, health and the books get a
- * {@link LaneContext} (final references), not the lane — checked on the compiled classes, so a
- * part that reaches into {@link LaneExecutor} again fails here with the member it used.
+ * The lane's parts never name the lane: only the public API that makes a lane ({@link Lane}'s
+ * factories, {@link LaneBuilder#build}) and the lane itself use {@link LaneExecutor}; a part gets
+ * its collaborators in its constructor and tells the lane what it must through {@link
+ * LaneContext.Upcalls}. Checked on the compiled classes, so a part that reaches into the lane
+ * again fails here with the dependency it made.
  */
 class LaneContextTest {
-  private static final JavaClasses CORE =
-      new ClassFileImporter().importPackages("dev.lanes");
+  private static final JavaClasses CORE = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("dev.lanes");
 
-  /** The parts, with their nested and anonymous classes (a worker's TaskRun, its gate callback). */
-  private static final List<Class<?>> PARTS =
-      List.of(Worker.class, WorkerPool.class, Lifecycle.class, LaneBooks.class, HealthMonitor.class);
+  /** The files that may use the lane's implementation. */
+  private static final Set<Class<?>> MAY_NAME_THE_LANE =
+      Set.of(LaneExecutor.class, Lane.class, LaneBuilder.class);
 
   @Test
-  void thePartsReachTheLaneOnlyThroughTheirContext() {
-    Set<String> reached = new TreeSet<>();
-    for (JavaClass c : CORE) {
-      if (!isPart(c)) {
-        continue;
-      }
-      for (JavaAccess<?> a : c.getAccessesFromSelf()) {
-        if (a.getTargetOwner().isEquivalentTo(LaneExecutor.class) && !allowed(c, a)) {
-          reached.add(c.getSimpleName() + " → LaneExecutor." + a.getTarget().getName());
-        }
-      }
-    }
-    assertThat(reached).as("members of LaneExecutor used by the parts").isEmpty();
+  void onlyTheLaneAndWhatBuildsItNameTheLane() {
+    assertThat(usersOfTheLane()).as("classes that depend on LaneExecutor")
+        .allSatisfy(user -> assertThat(MAY_NAME_THE_LANE.stream()
+            .anyMatch(c -> user.equals(c.getName()) || user.startsWith(c.getName() + "$")))
+            .as("%s may not name LaneExecutor", user).isTrue());
+  }
+
+  @Test
+  void theRuleSeesTheDependenciesItJudges() {
+    // Not vacuous: the builder's build() constructs the lane, a dependency the importer must see.
+    assertThat(usersOfTheLane()).contains(LaneBuilder.class.getName());
   }
 
   @Test
@@ -46,34 +48,18 @@ class LaneContextTest {
     assertThat(ctx.getFields()).isNotEmpty();
     ctx.getFields().forEach(f -> assertThat(f.getModifiers())
         .as("LaneContext.%s", f.getName())
-        .contains(com.tngtech.archunit.core.domain.JavaModifier.FINAL));
+        .contains(JavaModifier.FINAL));
   }
 
-  @Test
-  void theImporterSeesTheAccessesTheRuleJudges() {
-    // The check itself is not vacuous: the health thread's registry reads LaneExecutor.ctx, an
-    // access the importer must see (the rule allows that one member and reports any other).
-    JavaClass health = CORE.get(HealthMonitor.class);
-    long registryReads = health.getAccessesFromSelf().stream()
-        .filter(a -> a.getTargetOwner().isEquivalentTo(LaneExecutor.class))
-        .count();
-    assertThat(registryReads).as("HealthMonitor's registry reads of LaneExecutor.ctx").isPositive();
-  }
-
-  private static boolean isPart(JavaClass c) {
-    for (Class<?> part : PARTS) {
-      if (c.isEquivalentTo(part) || c.getName().startsWith(part.getName() + "$")) {
-        return true;
+  private static Set<String> usersOfTheLane() {
+    Set<String> users = new TreeSet<>();
+    for (JavaClass c : CORE) {
+      for (Dependency d : c.getDirectDependenciesFromSelf()) {
+        if (d.getTargetClass().isEquivalentTo(LaneExecutor.class)) {
+          users.add(c.getName());
+        }
       }
     }
-    return false;
-  }
-
-  /**
-   * What a part may do with the lane: the health thread's process-wide registry holds lanes
-   * (weakly) and reaches each one's parts through its {@code ctx}; nothing else.
-   */
-  private static boolean allowed(JavaClass c, JavaAccess<?> a) {
-    return c.getName().startsWith(HealthMonitor.class.getName()) && a.getTarget().getName().equals("ctx");
+    return users;
   }
 }

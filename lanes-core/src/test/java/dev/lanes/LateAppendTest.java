@@ -94,7 +94,7 @@ class LateAppendTest {
       lane.execute(early); // queued behind the held task; its caller has left
       // shutdownNow's first step (the stop), then a racing submitter's append and re-check, then
       // the rest of shutdownNow: the late submitter takes back both entries before the drain
-      lane.lifecycle.runState = Lifecycle.STOP;
+      lane.runState.advanceTo(RunState.STOP);
       appendWithoutRecheck(lane, late);
       assertThatThrownBy(() -> lane.afterAppend(late))
           .isInstanceOf(LaneRejectedException.class);

@@ -53,8 +53,8 @@ public final class NoOpensPrecisionProbe {
 
   private static void awaitWaiting(LaneExecutor lane, int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Work.PATIENCE_SECONDS);
-    while (lane.pool.workers.stream().filter(w -> w.thread != null
-        && w.thread.getState() == Thread.State.WAITING).count() < n) {
+    while (lane.pool.workers.stream().filter(w -> w.thread() != null
+        && w.thread().getState() == Thread.State.WAITING).count() < n) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("workers of " + lane.name() + " never waited");
       }

@@ -190,7 +190,7 @@ class OverflowPolicyTest {
       try {
         assertThat(submitter.isAlive()).isFalse();
         LaneExecutor executor = (LaneExecutor) lane;
-        assertThat(executor.queuedEnvelopes()).hasSize(1); // q2's; the plain task has none
+        assertThat(executor.books.queuedEnvelopes()).hasSize(1); // q2's; the plain task has none
         assertThat(executor.queuedCount()).isEqualTo(2);
       } finally {
         release.countDown(); // a failed check must not leave the lane's close waiting on it

@@ -78,7 +78,7 @@ public class DiscardOldestStress {
     // The test's worker holds the only permit (as a running elastic worker would): submissions
     // find no free permit and start no thread.
     lane.pool.permits.tryAcquire();
-    worker = new Worker(lane.ctx, Worker.Kind.ELASTIC);
+    worker = new Worker(lane.ctx, lane.books, lane.pool, WorkerPool.Kind.ELASTIC);
     worker.holdsPermit = true;
     worker.tally = lane.timings.claim();
     lane.onTask(r -> {
@@ -105,7 +105,7 @@ public class DiscardOldestStress {
       case 0 -> { // one turn of the worker's loop
         Object x = lane.books.takeLive(worker.taken);
         if (x != null) {
-          Worker.runTask(lane.ctx, worker, (LaneFuture<?>) x, -1);
+          Worker.runTask(worker.taskRun, (LaneFuture<?>) x, -1);
         }
       }
       case 1 -> a.cancel(false);
@@ -117,7 +117,7 @@ public class DiscardOldestStress {
   @Arbiter
   public void books(IIIII_Result r) {
     for (Object x; (x = lane.books.takeLive(worker.taken)) != null; ) {
-      Worker.runTask(lane.ctx, worker, (LaneFuture<?>) x, -1);
+      Worker.runTask(worker.taskRun, (LaneFuture<?>) x, -1);
     }
     int tasks = rival == 2 ? TASKS : TASKS - 1;
     int bugs = 0;

@@ -66,7 +66,7 @@ public class LateAppendStress {
       append(taskB); // B's append after the drain; its re-check is the rival
     } else {
       append(taskB); // queued while the lane ran; B re-checked then and left
-      lane.lifecycle.runState = Lifecycle.STOP; // shutdownNow's first step; the rest is the rival
+      lane.runState.advanceTo(RunState.STOP); // shutdownNow's first step; the rest is the rival
     }
   }
 
