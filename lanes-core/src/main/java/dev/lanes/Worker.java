@@ -362,7 +362,7 @@ final class Worker implements WorkerPool.Member {
    * Puts an entry this worker took back at the head of the queue, unrun: its permit or thread
    * turned out surplus after a lowered concurrency (a gate's pass goes back unused).
    */
-  private void giveBackUnrun(Object x, Taken tk) {
+  void giveBackUnrun(Object x, Taken tk) {
     LaneGate.Pass p = pass;
     if (p != null) {
       pass = null;

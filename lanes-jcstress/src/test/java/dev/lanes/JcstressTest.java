@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>By default each test runs in four forks, its actors compiled alike in each: interpreted
  * ({@code -Xint}), by C1 only, by C2 only, and by C2 with its scheduling randomizers ({@code
- * -XX:+StressLCM} and the rest) — 96 forks for the 24 tests, 3 min 10 s here (2026-11-27). {@code
+ * -XX:+StressLCM} and the rest) — 100 forks for the 25 tests. {@code
  * -Dlanes.jcstress.split=true} adds jcstress's split compilation, each actor of a test compiled its
- * own way (one interpreted while the other runs C2 code, and so on): 276 forks, 8 min 33 s on a
- * clean clone here, too long for CI's budget beside the rest of the suite. A longer run still:
+ * own way (one interpreted while the other runs C2 code, and so on): about three times the forks,
+ * too long for CI's budget beside the rest of the suite. A longer run still:
  * {@code java -cp <classpath> org.openjdk.jcstress.Main -m default -t dev.lanes}.
  */
 class JcstressTest {
@@ -36,7 +36,7 @@ class JcstressTest {
       "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
       "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll",
       "GrowthStress", "TallySwapStress", "RestWakeStress.Append", "RestWakeStress.LongPark",
-      "ShardedIdleWakeStress", "LateAppendStress");
+      "ShardedIdleWakeStress", "LateAppendStress", "PutBackStress");
 
   @Test
   @Timeout(value = 13, unit = TimeUnit.MINUTES)
