@@ -61,24 +61,38 @@ public record Alert(
   }
 
   /**
-   * {@return the evidence as lines for people: queue wait against run time (mean and p99 of the
-   * recent stats window), the oldest queued task's age, running against concurrency, queued
-   * against queue capacity, the counts (each reason for refusals), the health, and what the rule
-   * measured}
+   * {@return the evidence as lines for people: queue wait against run time (for a saturation or
+   * refusal alert, the means over the tasks that ended in the window the alert judged; otherwise
+   * mean and p99 of the lane's last stats interval), the oldest queued task's age, running against
+   * concurrency, queued against queue capacity, the counts (each reason for refusals), the health
+   * the lane's monitor gives, and what the rule measured}
    */
   public List<String> evidence() {
     List<String> lines = new ArrayList<>();
+    Double ended = figures.get("endedInWindow");
     Timings recent = stats.recent();
-    if (recent.queueWait().isEmpty()) {
-      lines.add("queue wait / run: no task ended in the recent window");
+    if (ended != null) {
+      String window = Durations.human(figures.get("judgedWindowMs") * 1e6);
+      lines.add(ended == 0
+          ? "queue wait / run: no task ended in the " + window + " this alert judged"
+          : "queue wait mean " + Durations.human(figures.get("queueWaitMeanMsInWindow") * 1e6)
+              + " vs run mean " + Durations.human(figures.get("runMeanMsInWindow") * 1e6)
+              + " over the " + number(ended) + " tasks that ended in the " + window
+              + " this alert judged");
+    } else if (recent.queueWait().isEmpty()) {
+      lines.add("queue wait / run: no task ended in the lane's last stats interval");
     } else {
       lines.add("queue wait " + meanAndP99(recent.queueWait()) + " vs run "
-          + meanAndP99(recent.runTime()) + " (recent " + recent.queueWait().count() + " tasks)");
+          + meanAndP99(recent.runTime()) + " (the lane's last stats interval, "
+          + recent.queueWait().count() + " tasks)");
     }
     lines.add("oldest waiting: " + (stats.queued() == 0 ? "none queued"
         : Durations.human(stats.oldestQueuedNanos())));
+    int beyondCapacity = stats.queued() - stats.queueCapacity();
     lines.add("in flight " + stats.running() + " of concurrency " + stats.concurrency()
-        + "; queued " + stats.queued() + " of capacity " + stats.queueCapacity());
+        + "; queued " + stats.queued() + " of capacity " + stats.queueCapacity()
+        + (beyondCapacity > 0 ? ", and " + beyondCapacity + " that the lane's "
+            + (stats.concurrency() - stats.running()) + " free workers have not taken yet" : ""));
     StringBuilder counts = new StringBuilder("counts: submitted ").append(stats.submitted())
         .append(", completed ").append(stats.completed())
         .append(", failed ").append(stats.failed())
@@ -88,7 +102,7 @@ public record Alert(
       counts.append(" (").append(reasons).append(')');
     }
     lines.add(counts.toString());
-    lines.add("health: " + stats.health());
+    lines.add("health (the lane's own monitor): " + stats.health());
     if (!figures.isEmpty()) {
       StringBuilder measured = new StringBuilder("measured:");
       figures.forEach((k, v) -> measured.append(' ').append(k).append('=').append(number(v)));

@@ -445,6 +445,8 @@ public final class LaneAlerts implements AutoCloseable {
     boolean everAlerted;
     long lastAlertAt;
     long silencedEpisodes; // since the last alert
+    /** The sample of the check that saw the episode start (see {@link #sample}). */
+    long[] startSample;
   }
 
   /** One watched lane. Its fields are guarded by lock, except {@code events} and the listener. */
@@ -454,7 +456,7 @@ public final class LaneAlerts implements AutoCloseable {
     final AtomicLong eventsDropped = new AtomicLong();
     final Consumer<HealthEvent> listener;
     final EnumMap<AlertKind, Episode> episodes = new EnumMap<>(AlertKind.class);
-    /** {time, refusal count per outcome in REJECTIONS order}, oldest first. */
+    /** The samples of earlier checks ({@link LaneAlerts#sample}), oldest first. */
     final ArrayDeque<long[]> samples = new ArrayDeque<>();
     LaneStats lastStats;
     long eventsDroppedSeen;
@@ -463,6 +465,10 @@ public final class LaneAlerts implements AutoCloseable {
     boolean suspicionOpen;
     /** What the last check measured of refusals (for a REJECTING alert's figures). */
     Map<String, Double> rateFigures = Map.of();
+    /** The sample the last check's refusal rate was measured from (the window's start). */
+    long[] rateBase;
+    /** The last check's own sample. */
+    long[] currentSample;
 
     Watch(Lane lane, long now) {
       this.lane = lane;
@@ -504,26 +510,30 @@ public final class LaneAlerts implements AutoCloseable {
       LaneStats stats = lane.stats();
       lastStats = stats;
       LaneHealth health = stats.health();
+      long[] current = sample(now, stats);
+      currentSample = current;
 
       // Saturated: SATURATED or worse, for saturatedFor.
       judge(AlertKind.SATURATED, health.compareTo(LaneHealth.SATURATED) >= 0, now, stats, due);
 
       // Refusals over the window.
-      long[] current = sample(now, stats);
       long windowNanos = rejectionWindow.toNanos();
       // Keep as the base the latest sample at or before the window's start.
       while (samples.size() > 1 && second(samples)[0] <= now - windowNanos) {
         samples.removeFirst();
       }
       long[] base = samples.peekFirst();
+      rateBase = base;
       double seconds = Math.max(windowNanos, now - base[0]) / 1e9;
       Map<String, Double> rates = new LinkedHashMap<>();
+      Map<String, Double> counts = new LinkedHashMap<>();
       long total = 0;
       for (int i = 0; i < REJECTIONS.length; i++) {
         long n = current[i + 1] - base[i + 1];
         total += n;
         if (n > 0) {
           rates.put("rejectedPerSecond." + REJECTIONS[i].tag(), n / seconds);
+          counts.put("rejectedInWindow." + REJECTIONS[i].tag(), (double) n);
         }
       }
       double rate = total / seconds;
@@ -535,8 +545,16 @@ public final class LaneAlerts implements AutoCloseable {
       rateFigures.put("rejectedPerSecond", rate);
       rateFigures.putAll(rates);
       rateFigures.put("rejectedInWindow", (double) total);
+      rateFigures.putAll(counts);
       rateFigures.put("windowMs", seconds * 1e3);
       rateFigures.put("thresholdPerSecond", rejectionsPerSecond);
+      // The rule averages over the whole window; while less of it was watched, the refusals came
+      // faster than that: the span they came in, and their rate over it.
+      long span = now - base[0];
+      if (span > 0 && span < windowNanos) {
+        rateFigures.put("watchedMs", span / 1e6);
+        rateFigures.put("rejectedPerSecondWatched", total / (span / 1e9));
+      }
       boolean rejecting = rate > rejectionsPerSecond;
       judge(AlertKind.REJECTING, rejecting, now, stats, due);
 
@@ -560,6 +578,7 @@ public final class LaneAlerts implements AutoCloseable {
         if (!ep.active) {
           ep.active = true;
           ep.since = now;
+          ep.startSample = currentSample;
           ep.alerted = false;
           ep.silencedCounted = false;
         }
@@ -599,23 +618,33 @@ public final class LaneAlerts implements AutoCloseable {
         case SATURATED -> {
           figures.put("saturatedForMs", (now - ep.since) / 1e6);
           figures.put("thresholdMs", saturatedFor.toNanos() / 1e6);
+          endedBetween(ep.startSample, currentSample, figures);
           headline = name + " has been " + stats.health() + " for "
               + Durations.human(now - ep.since) + " (alert after "
               + Durations.human(saturatedFor.toNanos()) + ")";
         }
         case REJECTING -> {
           figures.putAll(rateFigures);
+          endedBetween(rateBase, currentSample, figures);
           StringBuilder reasons = new StringBuilder();
           rateFigures.forEach((k, v) -> {
-            if (k.startsWith("rejectedPerSecond.")) {
+            if (k.startsWith("rejectedInWindow.")) {
               reasons.append(reasons.isEmpty() ? "" : ", ")
-                  .append(k.substring("rejectedPerSecond.".length())).append(' ')
-                  .append(perSecond(v));
+                  .append(k.substring("rejectedInWindow.".length())).append(' ')
+                  .append(number(v));
             }
           });
-          headline = name + " refused or dropped tasks at "
-              + perSecond(rateFigures.get("rejectedPerSecond")) + " over the last " + Durations.human(rateFigures.get("windowMs") * 1e6)
-              + " (alert above " + perSecond(rejectionsPerSecond) + "): " + reasons;
+          Double watchedMs = rateFigures.get("watchedMs");
+          double refused = rateFigures.get("rejectedInWindow");
+          headline = name + " refused or dropped " + number(refused)
+              + (refused == 1 ? " task " : " tasks ") + (watchedMs != null
+                  ? "in the " + Durations.human(watchedMs * 1e6) + " watched so far ("
+                      + perSecond(rateFigures.get("rejectedPerSecondWatched")) + "; "
+                      + perSecond(rateFigures.get("rejectedPerSecond")) + " over the "
+                      + Durations.human(rejectionWindow.toNanos()) + " window"
+                  : "in the last " + Durations.human(rateFigures.get("windowMs") * 1e6) + " ("
+                      + perSecond(rateFigures.get("rejectedPerSecond")))
+              + ", alert above " + perSecond(rejectionsPerSecond) + "): " + reasons;
         }
         case DEADLOCKED -> {
           headline = name + " is in a starvation deadlock: every worker waits on a task queued"
@@ -654,6 +683,29 @@ public final class LaneAlerts implements AutoCloseable {
     }
   }
 
+  private static String number(double v) {
+    return Alert.number(v);
+  }
+
+  /**
+   * The tasks that ended between two samples, and their mean queue wait and run time, as figures
+   * ({@code endedInWindow}, {@code queueWaitMeanMsInWindow}, {@code runMeanMsInWindow}, {@code
+   * judgedWindowMs}): the evidence of the window an alert judged.
+   */
+  private static void endedBetween(long[] from, long[] to, Map<String, Double> figures) {
+    if (from == null || to == null) {
+      return;
+    }
+    int at = REJECTIONS.length + 1;
+    long ended = to[at] - from[at];
+    figures.put("judgedWindowMs", (to[0] - from[0]) / 1e6);
+    figures.put("endedInWindow", (double) ended);
+    if (ended > 0) {
+      figures.put("queueWaitMeanMsInWindow", (to[at + 1] - from[at + 1]) / 1e6 / ended);
+      figures.put("runMeanMsInWindow", (to[at + 2] - from[at + 2]) / 1e6 / ended);
+    }
+  }
+
   private static String perSecond(double rate) {
     return String.format(Locale.ROOT, "%.2f/s", rate);
   }
@@ -664,12 +716,20 @@ public final class LaneAlerts implements AutoCloseable {
     return it.next();
   }
 
+  /**
+   * {time, the refusal count of each outcome in REJECTIONS order, the tasks that ran and ended
+   * since the lane started, their queue waits' sum and their run times' sum in nanoseconds}.
+   */
   private static long[] sample(long now, LaneStats stats) {
-    long[] s = new long[REJECTIONS.length + 1];
+    long[] s = new long[REJECTIONS.length + 4];
     s[0] = now;
     for (int i = 0; i < REJECTIONS.length; i++) {
       s[i + 1] = stats.count(REJECTIONS[i]);
     }
+    int at = REJECTIONS.length + 1;
+    s[at] = stats.sinceStart().queueWait().count();
+    s[at + 1] = Math.round(stats.sinceStart().queueWait().mean() * s[at]);
+    s[at + 2] = Math.round(stats.sinceStart().runTime().mean() * stats.sinceStart().runTime().count());
     return s;
   }
 

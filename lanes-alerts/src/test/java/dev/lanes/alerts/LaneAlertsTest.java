@@ -182,8 +182,8 @@ class LaneAlertsTest {
           .containsEntry("rejectedInWindow", 15.0)
           .containsEntry("thresholdPerSecond", 1.0)
           .containsEntry("silencedEpisodes", 0.0);
-      assertThat(first.headline()).contains("lane \"full\" refused or dropped tasks at 1.50/s",
-          "queue_full 1.50/s", "alert above 1.00/s");
+      assertThat(first.headline()).isEqualTo("lane \"full\" refused or dropped 15 tasks in the"
+          + " last 10.00 s (1.50/s, alert above 1.00/s): queue_full 15");
       assertThat(first.text()).contains("rejected 15 (queue_full 15)");
       assertThat(first.workerStacks()).contains("\"full-1\"");
 
@@ -246,7 +246,8 @@ class LaneAlertsTest {
       assertThat(sent).hasSize(1);
       assertThat(sent.get(0).figures()).containsEntry("rejectedPerSecond.shed", 0.1)
           .doesNotContainKey("rejectedPerSecond.queue_full");
-      assertThat(sent.get(0).headline()).contains("shed 0.10/s");
+      assertThat(sent.get(0).figures()).containsEntry("rejectedInWindow.shed", 1.0);
+      assertThat(sent.get(0).headline()).contains("refused or dropped 1 task in", "): shed 1");
       release.countDown();
       CompletableFuture.allOf(held.toArray(new CompletableFuture[0])).get();
     } finally {

@@ -58,7 +58,7 @@ class WebhookSinkTest {
             .isLessThanOrEqualTo(AlertJson.SLACK_SECTION_LIMIT);
       }
       assertThat(blocks.get(1).get("text").get("text").asString())
-          .contains("• in flight 0 of concurrency 1", "• health: OK");
+          .contains("• in flight 0 of concurrency 1", "• health (the lane's own monitor): OK");
       assertThat(blocks.get(2).get("text").get("text").asString())
           .startsWith("*worker stacks*\n```\"a&lt;b&amp;c-1\" WAITING")
           .contains("more characters)").endsWith("```");
@@ -182,7 +182,7 @@ class WebhookSinkTest {
       AlertSink.log(System.Logger.Level.ERROR).send(alert("db", "\"db-1\" RUNNABLE\n"));
       assertThat(log.records).singleElement().extracting(r -> r.getLevel()).isEqualTo(Level.SEVERE);
       assertThat(log.messages().get(0)).startsWith("lane \"db\" has been SATURATED for 31.00 s")
-          .contains("\n  queue wait / run: no task ended in the recent window",
+          .contains("\n  queue wait / run: no task ended in the lane's last stats interval",
               "\n  in flight 0 of concurrency 1; queued 0 of capacity 10000",
               "\n  counts: submitted 0", "\n  measured: saturatedForMs=31000",
               "\n  worker stacks:\n    \"db-1\" RUNNABLE");
