@@ -6,6 +6,7 @@ import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -17,18 +18,23 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Checks {@code lanes.*} while the bean factory is being prepared — before any bean is made and
  * before the embedded web server is created — so a bad value is the first and only failure of the
  * start-up (issue #26: built later, inside the web server's creation, it came out as the cause of
- * "Unable to start web server"). Checks every value as {@link LanesFromProperties} would, and
- * refuses a setting under {@code lanes.instances.<name>} that lanes does not have, naming the
- * nearest one.
+ * "Unable to start web server"). Refuses a key under {@code lanes.} that is none of the starter's
+ * properties ({@link LanesKnownKeys}) and a setting under {@code lanes.instances.<name>} that lanes
+ * does not have, naming the nearest one; then, when a lane is declared, checks every value as
+ * {@link LanesFromProperties} would.
  *
- * <p>Unknown settings are looked for in every property source but the process environment: there a
+ * <p>Unknown keys are looked for in every property source but the process environment: there a
  * lane name with a dash ({@code LANES_INSTANCES_PARTNER_API_KIND}) cannot be told from a setting.
+ * In the JVM's system properties, shared with lanes' agent ({@code lanes.agent.control}) and tools,
+ * only keys under the starter's own names ({@code lanes.server.}, ...) are checked.
  */
 final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered {
   private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("lanes.instances");
@@ -46,9 +52,12 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
 
   @Override
   public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-    refuseUnknownSettings();
+    refuseUnknownKeys();
     LanesProperties properties =
         Binder.get(environment).bind("lanes", LanesProperties.class).orElseGet(LanesProperties::new);
+    if (properties.getInstances().isEmpty()) {
+      return; // no lane to build: LanesAutoConfiguration steps aside
+    }
     LanesFromProperties.check(properties, name -> {
       if (!beanFactory.containsBean(name)) {
         return null;
@@ -58,14 +67,23 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
     });
   }
 
-  private void refuseUnknownSettings() {
+  private void refuseUnknownKeys() {
     List<String> known = settingNames();
+    Optional<LanesKnownKeys> keys = LanesKnownKeys.load(LanesConfigurationCheck.class.getClassLoader());
     for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
       if (!(source instanceof IterableConfigurationPropertySource iterable)
           || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
         continue;
       }
+      boolean systemProperties = source.getUnderlyingSource() instanceof PropertySource<?> p
+          && p.getName().equals(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
       for (ConfigurationPropertyName name : (Iterable<ConfigurationPropertyName>) iterable.stream()::iterator) {
+        if (keys.isPresent() && LanesKnownKeys.LANES.isAncestorOf(name) && !keys.get().isKnown(name)
+            && !(systemProperties && !keys.get().isUnderAKnownName(name))) {
+          ConfigurationProperty property = source.getConfigurationProperty(name);
+          throw new LanesPropertyException(
+              name.toString(), property == null ? null : property.getValue(), keys.get().refusal(name));
+        }
         if (!INSTANCES.isAncestorOf(name) || name.getNumberOfElements() < 4) {
           continue;
         }
