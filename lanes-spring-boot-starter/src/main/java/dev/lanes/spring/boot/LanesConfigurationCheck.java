@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -16,6 +18,9 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.boot.origin.TextResourceOrigin;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
@@ -84,6 +89,10 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
           throw new LanesPropertyException(
               name.toString(), property == null ? null : property.getValue(), keys.get().refusal(name));
         }
+        if (LanesKnownKeys.LANES.isAncestorOf(name)) {
+          refuseEndOfLineComment(name, source.getConfigurationProperty(name),
+              keys.isPresent() && keys.get().isUri(name));
+        }
         if (!INSTANCES.isAncestorOf(name) || name.getNumberOfElements() < 4) {
           continue;
         }
@@ -100,6 +109,37 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
         }
       }
     }
+  }
+
+  /**
+   * A {@code #} or {@code !} in a value read from a {@code .properties} file: meant as a comment,
+   * it is part of the value there (in a URL only after a space: {@code #} alone starts a fragment).
+   */
+  private static void refuseEndOfLineComment(ConfigurationPropertyName name, ConfigurationProperty property, boolean uri) {
+    if (property == null || !(property.getValue() instanceof String value) || !fromPropertiesFile(property.getOrigin())) {
+      return;
+    }
+    Matcher comment = (uri ? COMMENT_AFTER_SPACE : COMMENT).matcher(value);
+    if (comment.find()) {
+      throw new LanesPropertyException(name.toString(), value, "\"" + comment.group().strip() + "\" is part of the"
+          + " value: .properties files have no end-of-line comments; put the comment on its own line");
+    }
+  }
+
+  private static final Pattern COMMENT = Pattern.compile("\\s*[#!].*");
+  private static final Pattern COMMENT_AFTER_SPACE = Pattern.compile("\\s+[#!].*");
+
+  private static boolean fromPropertiesFile(Origin origin) {
+    for (Origin o = origin; o != null; o = o.getParent()) {
+      if (o instanceof PropertySourceOrigin wrapper && wrapper.getOrigin() != null) {
+        o = wrapper.getOrigin(); // the file's own origin; its getParent() skips it
+      }
+      if (o instanceof TextResourceOrigin text && text.getResource() != null
+          && text.getResource().getFilename() != null && text.getResource().getFilename().endsWith(".properties")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every setting of a lane, dashed: the properties of {@link LanesProperties.Instance}. */

@@ -67,6 +67,11 @@ final class LanesKnownKeys {
     return known.stream().anyMatch(k -> k.name().equals(name) || (k.map() && k.name().isAncestorOf(name)));
   }
 
+  /** Whether {@code name} is a {@code java.net.URI} property (where a {@code #} starts a fragment). */
+  boolean isUri(ConfigurationPropertyName name) {
+    return known.stream().anyMatch(k -> k.name().equals(name) && k.type().equals("java.net.URI"));
+  }
+
   /** Whether the first element after {@code lanes.} of {@code name} is one the starter uses. */
   boolean isUnderAKnownName(ConfigurationPropertyName name) {
     return name.getNumberOfElements() > 1 && known.stream().anyMatch(k -> sameElement(k.name(), name, 1));
