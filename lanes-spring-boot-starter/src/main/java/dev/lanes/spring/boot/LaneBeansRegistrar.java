@@ -49,10 +49,9 @@ final class LaneBeansRegistrar implements ImportBeanDefinitionRegistrar, Environ
   @Override
   public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
     Binder binder = Binder.get(environment);
-    Map<String, LanesProperties.Instance> instances =
-        binder
-            .bind("lanes.instances", Bindable.mapOf(String.class, LanesProperties.Instance.class))
-            .orElse(Map.of());
+    // The names only: converting the values here would fail before LanesConfigurationCheck explains them.
+    Map<String, Object> instances =
+        binder.bind("lanes.instances", Bindable.mapOf(String.class, Object.class)).orElse(Map.of());
     for (String name : instances.keySet()) {
       RootBeanDefinition lane = new RootBeanDefinition(Lane.class, () -> lanes().lane(name));
       lane.setDefaultCandidate(false);

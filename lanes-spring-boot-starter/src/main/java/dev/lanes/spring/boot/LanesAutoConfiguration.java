@@ -34,18 +34,11 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnBooleanProperty(name = "lanes.enabled", matchIfMissing = true)
 @Conditional(OnLanesDeclaredCondition.class)
 @EnableConfigurationProperties(LanesProperties.class)
-@Import(LaneBeansRegistrar.class)
+@Import({LaneBeansRegistrar.class, LanesConfigurationCheckAutoConfiguration.class})
 public class LanesAutoConfiguration {
 
   /** Label of the tasks the embedded Tomcat hands its lane ({@code lanes.server.lane}). */
   public static final String TOMCAT_DISPATCH = "tomcat-dispatch";
-
-  /** Checks lanes.* before any bean is made and before the web server is created. */
-  @Bean
-  static LanesConfigurationCheck lanesConfigurationCheck(
-      org.springframework.core.env.ConfigurableEnvironment environment) {
-    return new LanesConfigurationCheck(environment);
-  }
 
   /** Every declared lane; closed (waiting for accepted tasks) when the context closes. */
   @Bean(name = "lanes", destroyMethod = "close")

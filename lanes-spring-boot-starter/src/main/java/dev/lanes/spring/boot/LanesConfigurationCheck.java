@@ -6,6 +6,9 @@ import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -15,20 +18,28 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.boot.origin.TextResourceOrigin;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Checks {@code lanes.*} while the bean factory is being prepared — before any bean is made and
  * before the embedded web server is created — so a bad value is the first and only failure of the
  * start-up (issue #26: built later, inside the web server's creation, it came out as the cause of
- * "Unable to start web server"). Checks every value as {@link LanesFromProperties} would, and
- * refuses a setting under {@code lanes.instances.<name>} that lanes does not have, naming the
- * nearest one.
+ * "Unable to start web server"). Refuses a key under {@code lanes.} that is none of the starter's
+ * properties ({@link LanesKnownKeys}) and a setting under {@code lanes.instances.<name>} that lanes
+ * does not have, naming the nearest one; then, when a lane is declared, checks every value as
+ * {@link LanesFromProperties} would.
  *
- * <p>Unknown settings are looked for in every property source but the process environment: there a
+ * <p>Unknown keys are looked for in every property source but the process environment: there a
  * lane name with a dash ({@code LANES_INSTANCES_PARTNER_API_KIND}) cannot be told from a setting.
+ * In the JVM's system properties, shared with lanes' agent ({@code lanes.agent.control}) and tools,
+ * only keys under the starter's own names ({@code lanes.server.}, ...) are checked.
  */
 final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered {
   private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("lanes.instances");
@@ -46,9 +57,12 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
 
   @Override
   public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-    refuseUnknownSettings();
+    refuseUnknownKeys();
     LanesProperties properties =
         Binder.get(environment).bind("lanes", LanesProperties.class).orElseGet(LanesProperties::new);
+    if (properties.getInstances().isEmpty()) {
+      return; // no lane to build: LanesAutoConfiguration steps aside
+    }
     LanesFromProperties.check(properties, name -> {
       if (!beanFactory.containsBean(name)) {
         return null;
@@ -58,14 +72,27 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
     });
   }
 
-  private void refuseUnknownSettings() {
+  private void refuseUnknownKeys() {
     List<String> known = settingNames();
+    Optional<LanesKnownKeys> keys = LanesKnownKeys.load(LanesConfigurationCheck.class.getClassLoader());
     for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
       if (!(source instanceof IterableConfigurationPropertySource iterable)
           || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
         continue;
       }
+      boolean systemProperties = source.getUnderlyingSource() instanceof PropertySource<?> p
+          && p.getName().equals(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
       for (ConfigurationPropertyName name : (Iterable<ConfigurationPropertyName>) iterable.stream()::iterator) {
+        if (keys.isPresent() && LanesKnownKeys.LANES.isAncestorOf(name) && !keys.get().isKnown(name)
+            && !(systemProperties && !keys.get().isUnderAKnownName(name))) {
+          ConfigurationProperty property = source.getConfigurationProperty(name);
+          throw new LanesPropertyException(
+              name.toString(), property == null ? null : property.getValue(), keys.get().refusal(name));
+        }
+        if (LanesKnownKeys.LANES.isAncestorOf(name)) {
+          refuseEndOfLineComment(name, source.getConfigurationProperty(name),
+              keys.isPresent() && keys.get().isUri(name));
+        }
         if (!INSTANCES.isAncestorOf(name) || name.getNumberOfElements() < 4) {
           continue;
         }
@@ -82,6 +109,37 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
         }
       }
     }
+  }
+
+  /**
+   * A {@code #} or {@code !} in a value read from a {@code .properties} file: meant as a comment,
+   * it is part of the value there (in a URL only after a space: {@code #} alone starts a fragment).
+   */
+  private static void refuseEndOfLineComment(ConfigurationPropertyName name, ConfigurationProperty property, boolean uri) {
+    if (property == null || !(property.getValue() instanceof String value) || !fromPropertiesFile(property.getOrigin())) {
+      return;
+    }
+    Matcher comment = (uri ? COMMENT_AFTER_SPACE : COMMENT).matcher(value);
+    if (comment.find()) {
+      throw new LanesPropertyException(name.toString(), value, "\"" + comment.group().strip() + "\" is part of the"
+          + " value: .properties files have no end-of-line comments; put the comment on its own line");
+    }
+  }
+
+  private static final Pattern COMMENT = Pattern.compile("\\s*[#!].*");
+  private static final Pattern COMMENT_AFTER_SPACE = Pattern.compile("\\s+[#!].*");
+
+  private static boolean fromPropertiesFile(Origin origin) {
+    for (Origin o = origin; o != null; o = o.getParent()) {
+      if (o instanceof PropertySourceOrigin wrapper && wrapper.getOrigin() != null) {
+        o = wrapper.getOrigin(); // the file's own origin; its getParent() skips it
+      }
+      if (o instanceof TextResourceOrigin text && text.getResource() != null
+          && text.getResource().getFilename() != null && text.getResource().getFilename().endsWith(".properties")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every setting of a lane, dashed: the properties of {@link LanesProperties.Instance}. */

@@ -59,4 +59,22 @@ class StartupFailureOutputTest {
         .contains("did you mean lanes.instances.db.queue-capacity?");
     assertThat(output.getOut()).doesNotContain("Unable to start web server");
   }
+
+  /** A misspelled prefix with no lane declared at all: the lane would silently never exist. */
+  @Test
+  @Timeout(120)
+  void aMisspelledPrefixFailsAnApplicationThatDeclaresNoLane(CapturedOutput output) {
+    assertThatThrownBy(() -> new SpringApplicationBuilder(TestApplication.class)
+            .properties("server.port=0", "lanes.instance.reports.kind=blocking")
+            .run()
+            .close())
+        .isInstanceOf(LanesPropertyException.class);
+    assertThat(firstWarning(output))
+        .contains("lanes.instance.reports.kind")
+        .contains("did you mean lanes.instances.reports.kind?");
+    assertThat(output.getOut())
+        .contains("APPLICATION FAILED TO START")
+        .contains("Property: lanes.instance.reports.kind")
+        .doesNotContain("Unable to start web server");
+  }
 }
