@@ -58,6 +58,19 @@ public class LanesAutoConfiguration {
     });
   }
 
+  /**
+   * While the lanes run, a lane setting whose value does not convert (a refresh) is bound as the
+   * lane has it, in Spring's {@code LanesProperties} as in the lane ({@link RunningLaneValues};
+   * {@link LanesRebinder} says so in one WARN); before the lanes exist, the failure stands.
+   */
+  @Bean
+  static org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor
+      lanesRunningValues(org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans) {
+    return handler -> new RunningLaneValues(handler,
+        () -> beans.containsSingleton("lanes") ? beans.getBean("lanes", Lanes.class) : null,
+        (lane, property, value, expected) -> { });
+  }
+
   /** @Async without @EnableAsync (a WARN) and @Async naming no executor (start-up fails). */
   @Bean
   static LanesAsyncCheck lanesAsyncCheck(

@@ -78,25 +78,40 @@ public class LanesEndpoint {
   @WriteOperation
   public WebEndpointResponse<Object> change(
       @Selector String name,
-      @Nullable Integer concurrency,
-      @Nullable Integer queueCapacity,
-      LanesProperties.@Nullable Overflow overflow,
-      @Nullable Duration blockTimeout,
-      @Nullable Duration shedTarget,
-      @Nullable Duration shedInterval,
-      @Nullable Double waitToRunRatio,
-      @Nullable Duration fixedWaitThreshold,
-      @Nullable Duration saturationWindow,
-      @Nullable Duration saturationMinWait,
-      @Nullable Duration enterAfter,
-      @Nullable Duration exitAfter) {
+      @Nullable String concurrency,
+      @Nullable String queueCapacity,
+      @Nullable String overflow,
+      @Nullable String blockTimeout,
+      @Nullable String shedTarget,
+      @Nullable String shedInterval,
+      @Nullable String waitToRunRatio,
+      @Nullable String fixedWaitThreshold,
+      @Nullable String saturationWindow,
+      @Nullable String saturationMinWait,
+      @Nullable String enterAfter,
+      @Nullable String exitAfter) {
     if (!lanes.names().contains(name)) {
       return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
     }
     Lane lane = lanes.lane(name);
-    LiveSettings wanted = new LiveSettings(concurrency, queueCapacity, overflow, blockTimeout, shedTarget,
-        shedInterval, waitToRunRatio, fixedWaitThreshold, saturationWindow, saturationMinWait, enterAfter,
-        exitAfter);
+    // Read here rather than by the endpoint's own conversion, which answers a bare "Bad Request".
+    Values v = new Values(name);
+    LiveSettings wanted = new LiveSettings(
+        v.read("concurrency", concurrency, Integer.class),
+        v.read("queueCapacity", queueCapacity, Integer.class),
+        v.read("overflow", overflow, LanesProperties.Overflow.class),
+        v.read("blockTimeout", blockTimeout, Duration.class),
+        v.read("shedTarget", shedTarget, Duration.class),
+        v.read("shedInterval", shedInterval, Duration.class),
+        v.read("waitToRunRatio", waitToRunRatio, Double.class),
+        v.read("fixedWaitThreshold", fixedWaitThreshold, Duration.class),
+        v.read("saturationWindow", saturationWindow, Duration.class),
+        v.read("saturationMinWait", saturationMinWait, Duration.class),
+        v.read("enterAfter", enterAfter, Duration.class),
+        v.read("exitAfter", exitAfter, Duration.class));
+    if (v.error != null) {
+      return new WebEndpointResponse<>(Map.of("error", v.error), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
     if (wanted.isEmpty()) {
       return new WebEndpointResponse<>(Map.of("error", "lane \"" + name + "\": nothing to change; give any of "
           + "concurrency, queueCapacity, overflow, blockTimeout, shedTarget, shedInterval, waitToRunRatio, "
@@ -108,6 +123,29 @@ public class LanesEndpoint {
     } catch (IllegalArgumentException | IllegalStateException e) {
       return new WebEndpointResponse<>(Map.of("error", String.valueOf(e.getMessage())),
           WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+  }
+
+  /** The request's values read one by one; the first that is not of its type is the error. */
+  private static final class Values {
+    private final String lane;
+    @Nullable String error;
+
+    Values(String lane) {
+      this.lane = lane;
+    }
+
+    <T> @Nullable T read(String field, @Nullable String value, Class<T> type) {
+      if (value == null || error != null) {
+        return null;
+      }
+      Object read = ValueForms.read(value, type);
+      if (read == null) {
+        error = "lane \"" + lane + "\": " + field + " must be " + ValueForms.expected(type) + ", was \""
+            + value + "\"";
+        return null;
+      }
+      return type.cast(read);
     }
   }
 

@@ -22,7 +22,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * </pre>
  *
  * Every value is checked at startup; a bad one stops the application with the property, the value
- * and the reason.
+ * and the reason. On a refresh, a lane setting whose value does not convert is bound as the
+ * running lane has it, here as in the lane.
  */
 @ConfigurationProperties("lanes")
 public class LanesProperties {

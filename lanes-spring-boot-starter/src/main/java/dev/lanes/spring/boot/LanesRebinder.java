@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
@@ -31,7 +33,8 @@ import org.springframework.core.env.Environment;
  * changed setting that cannot change while the lane runs ({@code kind}, {@code daemon}, {@code
  * gate}, {@code deadlock-detection}, {@code health-log-level}), or a lane added or removed, is one
  * WARN naming them, and that lane is left unchanged; so is a refused value (WARN with the
- * property, the value and the builder's message).
+ * property, the value and the builder's message). A value that does not convert is one WARN and
+ * that setting alone is kept as the lane has it ({@link RunningLaneValues}); the refresh goes on.
  *
  * <p>Thread-safety: called on whatever thread publishes the event; the lanes apply changes one at
  * a time, so two refreshes at once each apply in full, the later one last. Holds no state but the
@@ -71,8 +74,20 @@ final class LanesRebinder {
     if (changedByLane.isEmpty()) {
       return List.of();
     }
-    LanesProperties now =
-        Binder.get(environment).bind("lanes", LanesProperties.class).orElseGet(LanesProperties::new);
+    // A value that does not convert is refused with one WARN; the lane keeps that setting, and
+    // its other changes apply (Spring's LanesProperties keeps it too: RunningLaneValues).
+    BindHandler refusing = new RunningLaneValues(BindHandler.DEFAULT, () -> lanes,
+        (lane, property, value, expected) -> {
+          Set<String> settings = changedByLane.get(lane);
+          if (settings != null) {
+            settings.remove(property.getElement(3, Form.DASHED));
+          }
+          log.warn("lanes: refused property " + property
+              + (value == null ? "" : ", value \"" + value + "\"") + ": not " + expected
+              + "; lane \"" + lane + "\" keeps that setting");
+        });
+    LanesProperties now = Binder.get(environment)
+        .bind("lanes", Bindable.of(LanesProperties.class), refusing).orElseGet(LanesProperties::new);
     List<String> changed = new ArrayList<>();
     changedByLane.forEach((lane, settings) -> {
       if (rebind(lane, settings, now.getInstances().get(lane))) {

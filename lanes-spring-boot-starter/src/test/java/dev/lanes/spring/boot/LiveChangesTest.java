@@ -232,6 +232,61 @@ class LiveChangesTest {
 
   @Test
   @Timeout(120)
+  void aRefreshWithAValueThatDoesNotConvertWarnsOnceAndAppliesTheGoodKeys(CapturedOutput output)
+      throws Exception {
+    Files.writeString(config, BASE.replace("lanes.instances.db.concurrency=1",
+        "lanes.instances.db.concurrency=3") + """
+        lanes.instances.work.kind=blocking
+        lanes.instances.work.concurrency=six
+        lanes.instances.work.queue-capacity=300
+        """);
+    HttpResponse<String> refreshed = post("/actuator/refresh", "");
+    assertThat(refreshed.statusCode()).as(refreshed.body()).isEqualTo(200);
+    assertThat(work.settings().concurrency()).as("the bad value is refused").isEqualTo(4);
+    assertThat(work.settings().queueCapacity()).as("the good key of the same lane").isEqualTo(300);
+    Lane db = context.getBean(Lanes.class).lane("db");
+    assertThat(db.settings().concurrency()).as("another lane's change").isEqualTo(3);
+    // Spring's view of the settings is the lane's.
+    LanesProperties.Instance seen = context.getBean(LanesProperties.class).getInstances().get("work");
+    assertThat(seen.getConcurrency()).isEqualTo(4);
+    assertThat(seen.getQueueCapacity()).isEqualTo(300);
+    String warning = "lanes: refused property lanes.instances.work.concurrency, value \"six\": not a"
+        + " whole number (for example 8); lane \"work\" keeps that setting";
+    assertThat(output.getOut()).contains(warning);
+    assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
+    assertThat(output.getOut()).doesNotContain("NumberFormatException");
+  }
+
+  @Test
+  @Timeout(120)
+  void aPostWithAValueOfTheWrongTypeNamesTheFieldTheTypeAndAnExample() throws Exception {
+    LaneSettings before = work.settings();
+    HttpResponse<String> number = post("/actuator/lanes/work", "{\"concurrency\": \"six\"}");
+    assertThat(number.statusCode()).isEqualTo(400);
+    assertThat(json.readTree(number.body()).get("error").asString()).isEqualTo(
+        "lane \"work\": concurrency must be a whole number (for example 8), was \"six\"");
+    HttpResponse<String> duration = post("/actuator/lanes/work", "{\"shedTarget\": \"5 ms\"}");
+    assertThat(duration.statusCode()).isEqualTo(400);
+    assertThat(json.readTree(duration.body()).get("error").asString()).isEqualTo(
+        "lane \"work\": shedTarget must be a duration (for example 200ms, 5s or PT0.2S), was \"5 ms\"");
+    HttpResponse<String> overflow = post("/actuator/lanes/work", "{\"overflow\": \"blocking\"}");
+    assertThat(overflow.statusCode()).isEqualTo(400);
+    assertThat(json.readTree(overflow.body()).get("error").asString()).isEqualTo(
+        "lane \"work\": overflow must be one of reject, caller-runs, block-caller, discard-oldest"
+            + " (for example discard-oldest), was \"blocking\"");
+    HttpResponse<String> ratio = post("/actuator/lanes/work", "{\"waitToRunRatio\": \"much\"}");
+    assertThat(ratio.statusCode()).isEqualTo(400);
+    assertThat(json.readTree(ratio.body()).get("error").asString()).isEqualTo(
+        "lane \"work\": waitToRunRatio must be a number (for example 2.5), was \"much\"");
+    assertThat(work.settings()).isEqualTo(before);
+    // The forms that convert still do: numbers as JSON numbers or strings, relaxed enum names.
+    assertThat(post("/actuator/lanes/work", "{\"concurrency\": \"5\", \"overflow\": \"CALLER_RUNS\"}")
+        .statusCode()).isEqualTo(200);
+    assertThat(work.settings().concurrency()).isEqualTo(5);
+  }
+
+  @Test
+  @Timeout(120)
   void withoutSpringCloudsRefreshAnEnvironmentChangeEventOfTheAppsOwnDoesIt() {
     Map<String, Object> changed = new HashMap<>(Map.of("lanes.instances.work.queue-capacity", "77"));
     context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("mine", changed));
