@@ -71,6 +71,14 @@ public class LanesAutoConfiguration {
         (lane, property, value, expected) -> { });
   }
 
+  /** {@code lanes.readiness.rejecting-for}: a lane REJECTING that long makes the application unready. */
+  @Bean(destroyMethod = "close")
+  @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("lanes.readiness.rejecting-for")
+  LanesReadiness lanesReadiness(Lanes lanes, LanesProperties properties,
+      org.springframework.context.ApplicationEventPublisher publisher) {
+    return new LanesReadiness(lanes, properties.getReadiness().getRejectingFor(), publisher);
+  }
+
   /** @Async without @EnableAsync (a WARN) and @Async naming no executor (start-up fails). */
   @Bean
   static LanesAsyncCheck lanesAsyncCheck(

@@ -44,6 +44,8 @@ public class LanesProperties {
 
   private final Shutdown shutdown = new Shutdown();
 
+  private final Readiness readiness = new Readiness();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -74,6 +76,10 @@ public class LanesProperties {
 
   public Shutdown getShutdown() {
     return shutdown;
+  }
+
+  public Readiness getReadiness() {
+    return readiness;
   }
 
   /** What to do with a task that arrives when a lane's queue is full. */
@@ -315,6 +321,20 @@ public class LanesProperties {
 
     public void setAwaitTermination(Duration awaitTermination) {
       this.awaitTermination = awaitTermination;
+    }
+  }
+
+  /** The application's readiness (Kubernetes' readiness probe), never its liveness. */
+  public static class Readiness {
+    /** When a lane has been REJECTING this long, the application refuses traffic (readiness REFUSING_TRAFFIC) until no lane is; unset: lanes never change readiness. */
+    private Duration rejectingFor;
+
+    public Duration getRejectingFor() {
+      return rejectingFor;
+    }
+
+    public void setRejectingFor(Duration rejectingFor) {
+      this.rejectingFor = rejectingFor;
     }
   }
 }

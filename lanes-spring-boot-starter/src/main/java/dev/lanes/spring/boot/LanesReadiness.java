@@ -1,0 +1,85 @@
+package dev.lanes.spring.boot;
+
+import dev.lanes.Lane;
+import dev.lanes.LaneHealth;
+import dev.lanes.Lanes;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * {@code lanes.readiness.rejecting-for}: once a lane has been REJECTING that long, the application
+ * refuses traffic ({@link ReadinessState#REFUSING_TRAFFIC}, what Kubernetes' readiness probe
+ * reads), and accepts it again when no lane is REJECTING. Liveness is never touched: a lane that
+ * refuses work needs less traffic, not a restart.
+ *
+ * <p>Thread-safety: one daemon thread, {@code lanes-readiness}, reads each lane's health every
+ * quarter of {@code rejecting-for} (10 ms to 1 s) and owns every field; {@link #close} stops it.
+ */
+final class LanesReadiness implements AutoCloseable {
+  private static final Log log = LogFactory.getLog(LanesReadiness.class);
+
+  private final Lanes lanes;
+  private final long rejectingForNanos;
+  private final ApplicationEventPublisher publisher;
+  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(
+      Thread.ofPlatform().name("lanes-readiness").daemon(true).factory());
+  /** Since when each REJECTING lane has been so (System.nanoTime), by name; the thread's own. */
+  private final Map<String, Long> rejectingSince = new HashMap<>();
+  /** This published REFUSING_TRAFFIC and has not taken it back; the thread's own. */
+  private boolean refusing;
+
+  LanesReadiness(Lanes lanes, Duration rejectingFor, ApplicationEventPublisher publisher) {
+    this.lanes = lanes;
+    this.rejectingForNanos = rejectingFor.toNanos();
+    this.publisher = publisher;
+    long every = Math.clamp(rejectingForNanos / 4, TimeUnit.MILLISECONDS.toNanos(10),
+        TimeUnit.SECONDS.toNanos(1));
+    thread.scheduleWithFixedDelay(this::check, every, every, TimeUnit.NANOSECONDS);
+  }
+
+  private void check() {
+    try {
+      long now = System.nanoTime();
+      String longest = null;
+      long longestFor = -1;
+      for (Lane lane : lanes.all()) {
+        if (lane.health() != LaneHealth.REJECTING) {
+          rejectingSince.remove(lane.name());
+          continue;
+        }
+        long since = rejectingSince.computeIfAbsent(lane.name(), n -> now);
+        if (now - since >= rejectingForNanos && now - since > longestFor) {
+          longest = lane.name();
+          longestFor = now - since;
+        }
+      }
+      if (longest != null && !refusing) {
+        refusing = true;
+        log.warn("lanes: lane \"" + longest + "\" has been REJECTING for " + Duration.ofNanos(longestFor)
+            + " (lanes.readiness.rejecting-for " + Duration.ofNanos(rejectingForNanos)
+            + "): the application refuses traffic until no lane is REJECTING");
+        AvailabilityChangeEvent.publish(publisher, this, ReadinessState.REFUSING_TRAFFIC);
+      } else if (rejectingSince.isEmpty() && refusing) {
+        refusing = false;
+        log.info("lanes: no lane is REJECTING any more: the application accepts traffic again");
+        AvailabilityChangeEvent.publish(publisher, this, ReadinessState.ACCEPTING_TRAFFIC);
+      }
+    } catch (RuntimeException e) {
+      log.warn("lanes: the readiness check failed; it runs again", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+}
