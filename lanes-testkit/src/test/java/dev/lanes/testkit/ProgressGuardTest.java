@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The guard's verdicts rest on CPU time used, not on wall time: a check that ends passes however
- * long it took, a parked one is a stall, a spinning one runs out of its budget.
+ * The guard's verdicts rest on the check's threads and the CPU it used, not on wall time: a check
+ * that ends passes however long it took, a parked one is a stall, a spinning one runs out of its
+ * budget.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES) // a backstop only: the guard's verdicts come first
 class ProgressGuardTest {
@@ -33,7 +34,7 @@ class ProgressGuardTest {
   void aCheckParkedForAWholeWindowIsAStallAndIsInterrupted() {
     CountDownLatch interrupted = new CountDownLatch(1);
     assertThatThrownBy(() -> ProgressGuard.run("parked", Duration.ofMinutes(1),
-        Duration.ofSeconds(3), Duration.ofMillis(300), () -> {
+        Duration.ofSeconds(3), () -> {
           try {
             new CountDownLatch(1).await(); // never counted down
           } catch (InterruptedException e) {
@@ -41,9 +42,24 @@ class ProgressGuardTest {
           }
         }))
         .isInstanceOf(AssertionError.class)
-        .hasMessageStartingWith("\"parked\" made no progress: the JVM used ")
+        .hasMessageStartingWith("\"parked\" made no progress: none of its threads was runnable")
         .hasMessageContaining("hung");
     assertThat(awaitQuietly(interrupted)).as("the parked check was interrupted").isTrue();
+  }
+
+  @Test
+  void theThreadsTheCheckStartsAreItsOwnWhileItWaitsForThem() throws Exception {
+    ProgressGuard.run("waits for a thread it started", Duration.ofMinutes(1), Duration.ofSeconds(2),
+        () -> {
+          Thread computing = new Thread(() -> Spin.millis(4_000), "computing");
+          computing.start();
+          try {
+            computing.join(); // parked for twice the window while its thread computes
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   @Test
@@ -76,9 +92,9 @@ class ProgressGuardTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("progress guard \"x\": needs a positive CPU budget")
         .hasMessageContaining("was budget PT0S");
-    assertThatThrownBy(() -> ProgressGuard.run("y", Duration.ofSeconds(1), Duration.ofSeconds(2),
-        Duration.ofSeconds(2), () -> { }))
+    assertThatThrownBy(() -> ProgressGuard.run("y", Duration.ofSeconds(1), Duration.ofMillis(10),
+        () -> { }))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("least CPU PT2S");
+        .hasMessageContaining("window PT0.01S");
   }
 }
