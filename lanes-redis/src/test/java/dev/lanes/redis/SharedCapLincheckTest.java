@@ -805,8 +805,8 @@ class SharedCapLincheckTest {
   /**
    * The model checks' hang guard follows the CPU they use, not the wall clock: beside a CPU hog
    * they take several times longer (past 300 s each), yet need the same work. A check fails as
-   * hung when the JVM uses next to no CPU for a minute (every thread parked), or as a livelock past
-   * {@link #cpuBudget}; the JUnit timeout is only a backstop.
+   * hung when none of its threads was runnable for a minute (all parked or blocked), or as a
+   * livelock past {@link #cpuBudget}; the JUnit timeout is only a backstop.
    */
   @Test
   @Timeout(value = 1, unit = TimeUnit.HOURS)
@@ -825,9 +825,9 @@ class SharedCapLincheckTest {
 
   /**
    * The CPU a model check of {@code iterations} scenarios may use, all the JVM's threads counted:
-   * about five times what it needs (measured: 96 s for 10 scenarios with a cap of 1, 64 s for 3
-   * with a cap of 2 that paid Lincheck's start; as much beside a CPU hog, which stretches the
-   * wall time instead).
+   * about five times what it needs (measured: 76–96 s for 10 scenarios with a cap of 1, 55–64 s
+   * for 3 with a cap of 2 that paid Lincheck's start; beside 4 busy loops at load 9, 96 s and 60 s
+   * of CPU in 238 s and 203 s of wall time: the hog stretches the wall time, not the work).
    */
   static Duration cpuBudget(int iterations) {
     return Duration.ofSeconds(CPU_BUDGET_FIXED + CPU_BUDGET_PER_ITERATION * iterations);
