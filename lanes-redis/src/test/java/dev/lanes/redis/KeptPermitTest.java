@@ -123,7 +123,7 @@ class KeptPermitTest {
     List<CompletableFuture<?>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < instances; i++) {
-        SharedCap shared = SharedCap.builder("kept-stress", redis.uri()).cap(cap)
+        SharedCap shared = TestCaps.builder("kept-stress", redis.uri()).cap(cap)
             .quantum(Duration.ofMillis(2)).quantumTasks(50).build();
         caps.add(shared);
         lanes.add(Lane.virtual("kept-stress", workersEach).queueCapacity(tasksEach)
@@ -163,7 +163,7 @@ class KeptPermitTest {
   void aKeptPermitGoesBackToRedisWhenTheQueueEmpties() throws Exception {
     AtomicInteger now = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
-    try (SharedCap shared = SharedCap.builder("kept-idle", redis.uri()).cap(4).lease(LONG_LEASE)
+    try (SharedCap shared = TestCaps.builder("kept-idle", redis.uri()).cap(4).lease(LONG_LEASE)
             .quantum(Duration.ofSeconds(30)).quantumTasks(1_000_000).build();
         Lane lane = Lane.virtual("kept-idle", 4).queueCapacity(2_000).gate(shared).build()) {
       for (int round = 1; round <= 2; round++) {
@@ -189,7 +189,7 @@ class KeptPermitTest {
     int tasks = 1_000;
     int quantumTasks = 10;
     CountDownLatch allQueued = new CountDownLatch(1);
-    try (SharedCap shared = SharedCap.builder("kept-quantum", redis.uri()).cap(1)
+    try (SharedCap shared = TestCaps.builder("kept-quantum", redis.uri()).cap(1)
             .lease(LONG_LEASE).quantum(Duration.ofSeconds(30)).quantumTasks(quantumTasks).build();
         Lane lane = Lane.virtual("kept-quantum", 1).queueCapacity(tasks).gate(shared).build()) {
       List<CompletableFuture<?>> futures = new ArrayList<>();
@@ -217,7 +217,7 @@ class KeptPermitTest {
     long taskMillis = 5; // a sleep lasts at least this long
     Duration quantum = Duration.ofMillis(20); // so a permit serves at most 4 of these tasks
     CountDownLatch allQueued = new CountDownLatch(1);
-    try (SharedCap shared = SharedCap.builder("kept-time", redis.uri()).cap(1)
+    try (SharedCap shared = TestCaps.builder("kept-time", redis.uri()).cap(1)
             .lease(LONG_LEASE).quantum(quantum).quantumTasks(1_000_000).build();
         Lane lane = Lane.virtual("kept-time", 1).queueCapacity(tasks).gate(shared).build()) {
       List<CompletableFuture<?>> futures = new ArrayList<>();
@@ -243,7 +243,7 @@ class KeptPermitTest {
   @Test
   void aZeroQuantumTakesAPermitPerTask() throws Exception {
     int tasks = 200;
-    try (SharedCap shared = SharedCap.builder("kept-zero", redis.uri()).cap(2)
+    try (SharedCap shared = TestCaps.builder("kept-zero", redis.uri()).cap(2)
             .quantum(Duration.ZERO).build();
         Lane lane = Lane.virtual("kept-zero", 2).queueCapacity(tasks).gate(shared).build()) {
       List<CompletableFuture<?>> futures = new ArrayList<>();
@@ -273,7 +273,7 @@ class KeptPermitTest {
     List<CompletableFuture<?>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
-        SharedCap shared = SharedCap.builder("kept-fair", redis.uri()).cap(cap)
+        SharedCap shared = TestCaps.builder("kept-fair", redis.uri()).cap(cap)
             .quantum(Duration.ofSeconds(4)).quantumTasks(20).build(); // counts, not time
         caps.add(shared);
         // Each lane alone could use the whole cap.

@@ -48,11 +48,18 @@ class MultiProcessTest {
 
   WorkerProcess worker(String instance, int cap, int concurrency, long taskMs, long seconds,
       Duration lease) {
-    WorkerProcess w = WorkerProcess.start(List.of("--redis", redis.uri(), "--lane", "partner-api",
+    return worker(instance, cap, concurrency, taskMs, seconds, lease, List.of());
+  }
+
+  WorkerProcess worker(String instance, int cap, int concurrency, long taskMs, long seconds,
+      Duration lease, List<String> more) {
+    List<String> args = new ArrayList<>(List.of("--redis", redis.uri(), "--lane", "partner-api",
         "--cap", String.valueOf(cap), "--concurrency", String.valueOf(concurrency),
         "--demand", String.valueOf(concurrency), "--target", downstream.url(),
         "--task-ms", String.valueOf(taskMs), "--seconds", String.valueOf(seconds),
         "--instance", instance, "--lease-ms", String.valueOf(lease.toMillis())));
+    args.addAll(more);
+    WorkerProcess w = WorkerProcess.start(args);
     workers.add(w);
     return w;
   }
@@ -70,8 +77,11 @@ class MultiProcessTest {
   void fourProcessesWithThreeTimesTheDemandNeverOvershootTheCap() throws Exception {
     int cap = 20;
     int perInstance = 15; // 4 × 15 = 60 tasks wanting to run: 3 × the cap
+    // Not a test of Redis lost: a call may take TestCaps.CALL_TIMEOUT (beside a CPU hog, the
+    // default 500 ms timed out in every worker, and fail-fast refused their tasks).
     for (int i = 0; i < 4; i++) {
-      worker("w" + i, cap, perInstance, 100, 3, Duration.ofSeconds(5));
+      worker("w" + i, cap, perInstance, 100, 3, TestCaps.LEASE,
+          List.of("--call-timeout-ms", String.valueOf(TestCaps.CALL_TIMEOUT.toMillis())));
     }
     for (WorkerProcess w : workers) {
       w.awaitLine("READY", START);

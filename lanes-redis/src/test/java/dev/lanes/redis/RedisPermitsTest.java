@@ -114,7 +114,8 @@ class RedisPermitsTest {
 
   @Test
   void renewingKeepsAPermitPastItsFirstLease(TestInfo test) throws Exception {
-    Duration lease = Duration.ofMillis(400);
+    // Renewed every 50 ms: a lease this long outlasts the test's own lateness on a busy machine.
+    Duration lease = Duration.ofSeconds(2);
     try (RedisPermits p = permits(test)) {
       assertThat(acquire(p, "kept", 1, lease)).isTrue();
       String holders = "lanes:{" + test.getDisplayName() + "}:holders";
@@ -211,7 +212,8 @@ class RedisPermitsTest {
   void aRenewalWithASettleTimeHoldsEveryGrantForThatLong(TestInfo test) throws Exception {
     try (RedisPermits p = permits(test)) {
       assertThat(acquire(p, "running", 2, LONG)).isTrue();
-      p.renew(List.of("running"), LONG, Duration.ofMillis(300)).toCompletableFuture()
+      // Long enough that the next call comes within it, however late the test's calls run.
+      p.renew(List.of("running"), LONG, Duration.ofSeconds(2)).toCompletableFuture()
           .get(10, TimeUnit.SECONDS);
       assertThat(acquire(p, "held-back", 2, LONG)).isFalse(); // a permit is free, but not yet
       await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))

@@ -6,6 +6,7 @@ import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.f
 
 import dev.lanes.LaneGate;
 import dev.lanes.TaskOutcome;
+import dev.lanes.testkit.ProgressGuard;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -81,9 +82,10 @@ import org.junit.jupiter.api.Timeout;
  * the default iterations when a kept permit is handed out without being taken out of {@code kept},
  * and when {@code close()} does not wait for the calls on their way.
  *
- * <p>Quick by default (10 scenarios of 200 interleavings with a cap of 1, 3 with a cap of 2: 41–47 s
- * for the class on this project's loaded 2-core machine); {@code -Dlanes.lincheck.iterations=N}
- * runs more.
+ * <p>Quick by default (10 scenarios of 200 interleavings with a cap of 1, 3 with a cap of 2: about
+ * 160 s of CPU, 1–2 min for the class on this project's 2-core machine, several times that beside
+ * a CPU hog); {@code -Dlanes.lincheck.iterations=N} runs more. Their hang guard follows the CPU
+ * they use, not the wall clock (see {@link #cpuBudget}).
  */
 class SharedCapLincheckTest {
   static final int ITERATIONS = Integer.getInteger("lanes.lincheck.iterations", 10);
@@ -92,6 +94,9 @@ class SharedCapLincheckTest {
   static final Duration QUANTUM = Duration.ofMillis(10);
   /** The retry interval, the probe interval and the renew interval (lease / 3) alike. */
   static final Duration INTERVAL = Duration.ofMillis(100);
+  /** The model checks' CPU budget, in seconds: for Lincheck's start, and per scenario. */
+  static final long CPU_BUDGET_FIXED = 120;
+  static final long CPU_BUDGET_PER_ITERATION = 60;
 
   /**
    * One lane's workers, one shared cap of one permit, its scheduler thread, and Redis, in memory.
@@ -797,16 +802,35 @@ class SharedCapLincheckTest {
         || className.startsWith("java.util.concurrent.CopyOnWriteArrayList");
   }
 
+  /**
+   * The model checks' hang guard follows the CPU they use, not the wall clock: beside a CPU hog
+   * they take several times longer (past 300 s each), yet need the same work. A check fails as
+   * hung when none of its threads was runnable for a minute (all parked or blocked), or as a
+   * livelock past {@link #cpuBudget}; the JUnit timeout is only a backstop.
+   */
   @Test
-  @Timeout(300)
+  @Timeout(value = 1, unit = TimeUnit.HOURS)
   void keptPermitsNeverOvershootLeakOrLoseAPass() {
-    modelCheck(ITERATIONS).check(Protocol.class);
+    ProgressGuard.run("model check, cap 1", cpuBudget(ITERATIONS),
+        () -> modelCheck(ITERATIONS).check(Protocol.class));
   }
 
   @Test
-  @Timeout(300)
+  @Timeout(value = 1, unit = TimeUnit.HOURS)
   void twoPermitsAreNeverHeldByOneRunningTaskAtOnce() {
-    modelCheck(Math.max(1, ITERATIONS / 3)).check(TwoPermits.class);
+    int iterations = Math.max(1, ITERATIONS / 3);
+    ProgressGuard.run("model check, cap 2", cpuBudget(iterations),
+        () -> modelCheck(iterations).check(TwoPermits.class));
+  }
+
+  /**
+   * The CPU a model check of {@code iterations} scenarios may use, all the JVM's threads counted:
+   * about five times what it needs (measured: 76–96 s for 10 scenarios with a cap of 1, 55–64 s
+   * for 3 with a cap of 2 that paid Lincheck's start; beside 4 busy loops at load 9, 96 s and 60 s
+   * of CPU in 238 s and 203 s of wall time: the hog stretches the wall time, not the work).
+   */
+  static Duration cpuBudget(int iterations) {
+    return Duration.ofSeconds(CPU_BUDGET_FIXED + CPU_BUDGET_PER_ITERATION * iterations);
   }
 
   private static ModelCheckingOptions modelCheck(int iterations) {

@@ -91,7 +91,7 @@ class SharedCapTest {
     List<CompletableFuture<Integer>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < instances; i++) {
-        SharedCap shared = SharedCap.builder("stress", redis.uri()).cap(cap).build();
+        SharedCap shared = TestCaps.builder("stress", redis.uri()).cap(cap).build();
         caps.add(shared);
         lanes.add(Lane.virtual("stress", 4).queueCapacity(tasksEach).gate(shared).build());
       }
@@ -130,8 +130,8 @@ class SharedCapTest {
   void theGlobalCapHoldsWhenTasksComeThroughLaneSubmitFromTwoLanesOfTheSameName() throws Exception {
     int cap = 3;
     Peak peak = new Peak();
-    try (SharedCap first = SharedCap.builder("same", redis.uri()).cap(cap).build();
-        SharedCap second = SharedCap.builder("same", redis.uri()).cap(cap).build();
+    try (SharedCap first = TestCaps.builder("same", redis.uri()).cap(cap).build();
+        SharedCap second = TestCaps.builder("same", redis.uri()).cap(cap).build();
         Lane platform = Lane.blocking("same", 4).queueCapacity(500).gate(first).build();
         Lane virtual = Lane.virtual("same", 6).queueCapacity(500).gate(second).build()) {
       List<Future<Integer>> futures = new ArrayList<>();
@@ -175,7 +175,7 @@ class SharedCapTest {
   void waitingTasksHoldNoPermitAndAskForNoMoreThanTheLanesWorkers() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
     List<CompletableFuture<Boolean>> futures = new ArrayList<>();
-    try (SharedCap shared = SharedCap.builder("no-hoarding", redis.uri()).cap(10).build();
+    try (SharedCap shared = TestCaps.builder("no-hoarding", redis.uri()).cap(10).build();
         Lane lane = Lane.virtual("no-hoarding", 2).queueCapacity(100).gate(shared).build()) {
       for (int i = 0; i < 50; i++) {
         futures.add(lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS)));
@@ -202,7 +202,7 @@ class SharedCapTest {
     List<CompletableFuture<Integer>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
-        SharedCap shared = SharedCap.builder("cancels", redis.uri()).cap(cap).build();
+        SharedCap shared = TestCaps.builder("cancels", redis.uri()).cap(cap).build();
         caps.add(shared);
         lanes.add(Lane.virtual("cancels", 2).queueCapacity(400).gate(shared).build());
       }
@@ -243,7 +243,7 @@ class SharedCapTest {
 
   @Test
   void aPermitIsReleasedHoweverItsTaskEnds() throws Exception {
-    try (SharedCap shared = SharedCap.builder("ends", redis.uri()).cap(1).build();
+    try (SharedCap shared = TestCaps.builder("ends", redis.uri()).cap(1).build();
         Lane lane = Lane.virtual("ends", 1).queueCapacity(10).gate(shared).build()) {
       CompletableFuture<Object> fails = lane.submit(() -> {
         throw new IllegalStateException("boom");
@@ -269,7 +269,7 @@ class SharedCapTest {
   void aTaskCancelledWhileItRunsKeepsItsPermitUntilItsCodeEnds() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    try (SharedCap shared = SharedCap.builder("stubborn", redis.uri()).cap(1).build();
+    try (SharedCap shared = TestCaps.builder("stubborn", redis.uri()).cap(1).build();
         Lane lane = Lane.virtual("stubborn", 2).queueCapacity(10).gate(shared).build()) {
       CompletableFuture<Boolean> stubborn = lane.submit(() -> {
         entered.countDown();
@@ -298,7 +298,7 @@ class SharedCapTest {
   void aCancelledQueuedTaskNeverRuns() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
     AtomicInteger ran = new AtomicInteger();
-    try (SharedCap shared = SharedCap.builder("cancel-queued", redis.uri()).cap(1).build();
+    try (SharedCap shared = TestCaps.builder("cancel-queued", redis.uri()).cap(1).build();
         Lane lane = Lane.virtual("cancel-queued", 1).queueCapacity(10).gate(shared).build()) {
       CompletableFuture<Boolean> first = lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
       CompletableFuture<Integer> queued = lane.submit(ran::incrementAndGet);
@@ -313,7 +313,7 @@ class SharedCapTest {
   @Test
   void closeRefusesWhatWaitsAtTheGateAndGivesEveryPermitBack() throws Exception {
     CountDownLatch finish = new CountDownLatch(1);
-    SharedCap shared = SharedCap.builder("closing", redis.uri()).cap(1).build();
+    SharedCap shared = TestCaps.builder("closing", redis.uri()).cap(1).build();
     Lane lane = Lane.virtual("closing", 2).queueCapacity(10).gate(shared).build();
     CompletableFuture<Boolean> running = lane.submit(() -> finish.await(WAIT_SECONDS, TimeUnit.SECONDS));
     CompletableFuture<Boolean> queued = lane.submit(() -> true);

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp &lt;lanes-redis and its dependencies&gt; dev.lanes.redis.harness.SharedCapWorker \
  *   --redis redis://127.0.0.1:6379 --lane partner-api --cap 20 --concurrency 15 \
  *   --target http://127.0.0.1:PORT/work --task-ms 20 --demand 15 --seconds 5 \
- *   [--instance NAME] [--lease-ms 5000] [--local-share N]
+ *   [--instance NAME] [--lease-ms 5000] [--call-timeout-ms 500] [--local-share N]
  * </pre>
  *
  * Protocol on standard input and output (one line each): prints {@code READY <instance>} once its
@@ -64,11 +64,14 @@ public final class SharedCapWorker {
     AtomicLong failed = new AtomicLong();
     Map<String, AtomicLong> rejected = new java.util.concurrent.ConcurrentHashMap<>();
 
-    try (SharedCap shared = SharedCap.builder(a.get("lane"), a.get("redis"))
-            .cap(Integer.parseInt(a.get("cap")))
-            .lease(Duration.ofMillis(Long.parseLong(a.getOrDefault("lease-ms", "5000"))))
-            .faultPolicy(localShare > 0 ? FaultPolicy.localShare(localShare) : FaultPolicy.failFast())
-            .build();
+    SharedCap.Builder settings = SharedCap.builder(a.get("lane"), a.get("redis"))
+        .cap(Integer.parseInt(a.get("cap")))
+        .lease(Duration.ofMillis(Long.parseLong(a.getOrDefault("lease-ms", "5000"))))
+        .faultPolicy(localShare > 0 ? FaultPolicy.localShare(localShare) : FaultPolicy.failFast());
+    if (a.containsKey("call-timeout-ms")) {
+      settings.callTimeout(Duration.ofMillis(Long.parseLong(a.get("call-timeout-ms"))));
+    }
+    try (SharedCap shared = settings.build();
         Lane lane = Lane.virtual(a.get("lane"), concurrency).queueCapacity(demand + 1)
             .gate(shared).build()) {
       shared.onEvent(e -> out.println("EVENT " + e.kind() + " " + e.health()));
