@@ -63,7 +63,9 @@ def checkBundle = { File zip, boolean signed, Map<String, String> env ->
   def published = dir.list().sort()
   assert published == (['lanes-bom', 'lanes-parent'] + libraries).sort() : "published ${published}"
   def poms = [:]
+  assert unpacked.list() as List == ['dev'] && new File(unpacked, 'dev').list() as List == ['lanes'] : 'files outside dev/lanes'
   published.each { a ->
+    assert new File(dir, a).list() as List == [version] : "${a}: more than its version folder (maven-metadata.xml?)"
     def files = new File(dir, "${a}/${version}").list().sort()
     def main = a in libraries ? ["${a}-${version}.pom", "${a}-${version}.jar", "${a}-${version}-sources.jar", "${a}-${version}-javadoc.jar"]
                               : ["${a}-${version}.pom"]
