@@ -29,15 +29,6 @@ import org.junit.jupiter.api.Timeout;
 class AlertEvidenceTest {
   private static final Duration SATURATED_FOR = Duration.ofSeconds(30);
 
-  /** A 1-thread lane that becomes SATURATED as soon as a task has waited 1 ms. */
-  private static Lane saturable(String name) {
-    return Lane.blocking(name, 1).queueCapacity(10)
-        .saturatedWhenWaitExceeds(Duration.ofMillis(1))
-        .saturationHysteresis(Duration.ZERO, Duration.ZERO)
-        .saturationWindow(Duration.ofMillis(200))
-        .build();
-  }
-
   /** Holds the lane's only worker until {@code release}, with {@code behind} tasks queued. */
   private static List<CompletableFuture<?>> hold(Lane lane, CountDownLatch release, int behind)
       throws InterruptedException {
@@ -58,7 +49,7 @@ class AlertEvidenceTest {
   @Test
   void aSaturationAlertShowsTheTasksThatEndedInItsEpisodeAsTheLaneCountedThem() throws Exception {
     ManualTicker clock = new ManualTicker();
-    Lane lane = saturable("episode");
+    Lane lane = LaneAlertsTest.saturable("episode");
     List<Alert> sent = new CopyOnWriteArrayList<>();
     CountDownLatch first = new CountDownLatch(1);
     CountDownLatch second = new CountDownLatch(1);

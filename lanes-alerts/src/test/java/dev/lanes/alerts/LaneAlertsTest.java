@@ -32,7 +32,7 @@ class LaneAlertsTest {
   private static final Duration WINDOW = Duration.ofSeconds(10);
 
   /** A 1-thread lane that becomes SATURATED as soon as a task has waited 1 ms. */
-  private static Lane saturable(String name) {
+  static Lane saturable(String name) {
     return Lane.blocking(name, 1).queueCapacity(10)
         .saturatedWhenWaitExceeds(Duration.ofMillis(1))
         .saturationHysteresis(Duration.ZERO, Duration.ZERO)

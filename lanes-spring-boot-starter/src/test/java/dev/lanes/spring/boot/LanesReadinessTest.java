@@ -47,6 +47,20 @@ class LanesReadinessTest {
         .timeout(PATIENCE).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
+  /** Holds the lane's only worker until {@code release}. */
+  private static void hold(Lane lane, CountDownLatch release) throws InterruptedException {
+    CountDownLatch running = new CountDownLatch(1);
+    lane.execute(() -> {
+      running.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    running.await();
+  }
+
   /** Keeps submitting to a full lane on its own thread until stopped, so it stays REJECTING. */
   private static Thread refuser(Lane lane, AtomicBoolean stop) {
     return Thread.ofPlatform().name("refuser").start(() -> {
@@ -69,16 +83,7 @@ class LanesReadinessTest {
       assertThat(status(http, c, "/actuator/health/readiness")).isEqualTo(200);
       Lane work = c.getBean(Lanes.class).lane("work");
       CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch running = new CountDownLatch(1);
-      work.execute(() -> {
-        running.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      running.await();
+      hold(work, release);
       AtomicBoolean stop = new AtomicBoolean();
       Thread refuser = refuser(work, stop);
       try {
@@ -104,16 +109,7 @@ class LanesReadinessTest {
       assertThat(c.getBeanNamesForType(LanesReadiness.class)).isEmpty();
       Lane work = c.getBean(Lanes.class).lane("work");
       CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch running = new CountDownLatch(1);
-      work.execute(() -> {
-        running.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      running.await();
+      hold(work, release);
       AtomicBoolean stop = new AtomicBoolean();
       Thread refuser = refuser(work, stop);
       try {
