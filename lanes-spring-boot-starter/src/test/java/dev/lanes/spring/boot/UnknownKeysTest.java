@@ -87,7 +87,7 @@ class UnknownKeysTest {
         .run(context -> assertThat(context.getStartupFailure()).isInstanceOfSatisfying(LanesPropertyException.class,
             e -> assertThat(e.getMessage()).isEqualTo("Invalid value \"http\" for property lanes.sever.lane: lanes has"
                 + " no property lanes.sever.lane; did you mean lanes.server.lane? (under lanes.: alerts, enabled,"
-                + " instances, server, shutdown, task-executor)")));
+                + " instances, readiness, server, shutdown, task-executor)")));
   }
 
   /**
