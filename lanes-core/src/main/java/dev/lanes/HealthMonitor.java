@@ -238,18 +238,11 @@ final class HealthMonitor {
    * with no free capacity, check every lane for a deadlock at once.
    */
   static void workerBlocks(LaneFuture<?> future) {
-    if (!future.accepted || future.taskState() != LaneFuture.QUEUED) {
+    if (!future.accepted || future.lane() == null || future.taskState() != LaneFuture.QUEUED
+        || !future.lane().noFreeCapacity()) {
       return; // the awaited task can still start: no cycle through it
     }
-    List<HealthMonitor> lanes = registeredLanes();
-    for (HealthMonitor m : lanes) {
-      if (m.ctx.home == future.lane) {
-        if (m.pool.noFreeCapacity()) {
-          checkDeadlocks(lanes);
-        }
-        return;
-      }
-    }
+    checkDeadlocks(registeredLanes());
   }
 
   /**

@@ -752,6 +752,11 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
 
   /** Called by an envelope whose future was cancelled while queued (its entry is dead now). */
   @Override
+  public boolean noFreeCapacity() {
+    return pool.noFreeCapacity();
+  }
+
+  @Override
   public void cancelledWhileQueued(LaneFuture<?> t) {
     books.cancelledWhileQueued(t);
   }

@@ -76,6 +76,9 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
 
     /** {@code f}'s task was cancelled while queued (its ring entry is dead now). */
     void cancelledWhileQueued(LaneFuture<?> f);
+
+    /** No worker or permit is free to start a queued task (a worker blocking on one may be stuck). */
+    boolean noFreeCapacity();
   }
 
   /** A future {@code submit} returned (else: lanes' own record of a task given to execute). */

@@ -51,6 +51,8 @@ final class LanesReadiness implements AutoCloseable {
       long now = System.nanoTime();
       String longest = null;
       long longestFor = -1;
+      // a lane removed from the set while REJECTING no longer holds readiness back
+      rejectingSince.keySet().retainAll(lanes.names());
       for (Lane lane : lanes.all()) {
         if (lane.health() != LaneHealth.REJECTING) {
           rejectingSince.remove(lane.name());
