@@ -1,6 +1,7 @@
 package dev.lanes.spring.boot;
 
 import dev.lanes.Lanes;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,8 +24,8 @@ public class LanesActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(LanesEndpoint.class)
-    LanesEndpoint lanesEndpoint(Lanes lanes) {
-      return new LanesEndpoint(lanes);
+    LanesEndpoint lanesEndpoint(Lanes lanes, ObjectProvider<TomcatRequestFigures> tomcatRequests) {
+      return new LanesEndpoint(lanes, tomcatRequests.getIfAvailable());
     }
   }
 

@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.tomcat.TomcatContextCustomizer;
 import org.springframework.boot.tomcat.TomcatProtocolHandlerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -152,18 +153,38 @@ public class LanesAutoConfiguration {
    * each a task labelled {@value #TOMCAT_DISPATCH}. A dispatch is what Tomcat hands its executor
    * when a connection has something to read: it serves every request waiting there (one, or
    * several pipelined ones); the client's close of a kept-alive connection, a keep-alive timeout
-   * or an error is a dispatch without a request. Tomcat does not say which it is when it hands
-   * the task over, so the lane cannot count requests apart.
+   * or an error is a dispatch without a request. So the lane's tasks are dispatches, and its
+   * requests are counted apart ({@link TomcatRequestFigures}), in {@code /actuator/lanes} and the
+   * meters {@code lanes.request.wait} and {@code lanes.request.run}.
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass({TomcatProtocolHandlerCustomizer.class, ProtocolHandler.class})
   @ConditionalOnProperty("lanes.server.lane")
   static class TomcatRequests {
     @Bean
+    TomcatRequestFigures lanesTomcatRequestFigures(Lanes lanes, LanesProperties properties) {
+      return new TomcatRequestFigures(lanes.lane(properties.getServer().getLane()));
+    }
+
+    @Bean
     TomcatProtocolHandlerCustomizer<ProtocolHandler> lanesTomcatExecutor(
-        Lanes lanes, LanesProperties properties) {
-      Lane lane = lanes.lane(properties.getServer().getLane());
-      return handler -> handler.setExecutor(task -> lane.execute(TOMCAT_DISPATCH, task));
+        Lanes lanes, TomcatRequestFigures figures) {
+      Lane lane = lanes.lane(figures.lane());
+      return handler -> handler.setExecutor(task -> lane.execute(TOMCAT_DISPATCH, figures.dispatch(task)));
+    }
+
+    @Bean
+    TomcatContextCustomizer lanesTomcatRequestCounter(TomcatRequestFigures figures) {
+      return context -> context.getPipeline().addValve(new TomcatRequestValve(figures));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterBinder.class)
+    static class Meters {
+      @Bean
+      MeterBinder lanesTomcatRequestMeters(TomcatRequestFigures figures) {
+        return new TomcatRequestMeters(figures);
+      }
     }
   }
 }

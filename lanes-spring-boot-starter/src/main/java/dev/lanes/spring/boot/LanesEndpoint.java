@@ -39,14 +39,26 @@ import java.time.Duration;
 @Endpoint(id = "lanes")
 public class LanesEndpoint {
   private final Lanes lanes;
+  private final @Nullable TomcatRequestFigures tomcatRequests;
   private final int cores = Runtime.getRuntime().availableProcessors();
 
   public LanesEndpoint(Lanes lanes) {
+    this(lanes, null);
+  }
+
+  /** With the Tomcat lane's requests ({@code lanes.server.lane}) shown beside its tasks. */
+  LanesEndpoint(Lanes lanes, @Nullable TomcatRequestFigures tomcatRequests) {
     this.lanes = lanes;
+    this.tomcatRequests = tomcatRequests;
   }
 
   private LaneView view(LaneStats s) {
-    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings());
+    Requests requests = tomcatRequests != null && tomcatRequests.lane().equals(s.lane())
+        ? new Requests(tomcatRequests.requests(), tomcatRequests.readByRunningDispatch(),
+            millis(tomcatRequests.queueWait()),
+            millis(tomcatRequests.runTime()))
+        : null;
+    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings(), requests);
   }
 
   /** Every lane, in declaration order. */
@@ -149,7 +161,8 @@ public class LanesEndpoint {
     }
   }
 
-  private static LaneView view(LaneStats s, SizingAdvice advice, LaneSettings settings) {
+  private static LaneView view(
+      LaneStats s, SizingAdvice advice, LaneSettings settings, @Nullable Requests requests) {
     Timings t = s.sinceStart();
     return new LaneView(
         s.kind().tag(),
@@ -176,7 +189,8 @@ public class LanesEndpoint {
             advice.recommendedQueueCapacity(),
             advice.warnings(),
             advice.toText()),
-        SettingsView.of(settings));
+        SettingsView.of(settings),
+        requests);
   }
 
   private static Double finite(double v) {
@@ -211,7 +225,17 @@ public class LanesEndpoint {
       Times cpuTime,
       Double utilisation,
       Advice sizingAdvice,
-      SettingsView settings) {}
+      SettingsView settings,
+      @Nullable Requests tomcatRequests) {}
+
+  /**
+   * The embedded Tomcat's requests in its lane ({@code lanes.server.lane}), since start; the
+   * lane's own figures count its tasks, Tomcat's socket dispatches ({@value
+   * LanesAutoConfiguration#TOMCAT_DISPATCH}), which serve none, one or several requests. {@code
+   * readByRunningDispatch} counts the requests a dispatch already running read (pipelined ones),
+   * which waited none. See {@link TomcatRequestFigures}.
+   */
+  public record Requests(long count, long readByRunningDispatch, Times queueWait, Times runTime) {}
 
   /**
    * A lane's live settings ({@link LaneSettings}) with the names the POST takes; durations as

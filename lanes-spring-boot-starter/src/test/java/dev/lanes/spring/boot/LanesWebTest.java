@@ -119,6 +119,22 @@ class LanesWebTest {
   }
 
   @Test
+  void actuatorPublishesTheRequestsApartFromTheTasks() throws Exception {
+    get("/where");
+    for (String meter : new String[] {"lanes.request.wait", "lanes.request.run"}) {
+      HttpResponse<String> response = get("/actuator/metrics/" + meter + "?tag=lane:http");
+      assertThat(response.statusCode()).as(meter).isEqualTo(200);
+      double count = 0;
+      for (JsonNode m : json.readTree(response.body()).get("measurements")) {
+        if (m.get("statistic").asString().equals("COUNT")) {
+          count = m.get("value").asDouble();
+        }
+      }
+      assertThat(count).as(meter + " count").isPositive();
+    }
+  }
+
+  @Test
   void actuatorHealthShowsTheLanes() throws Exception {
     HttpResponse<String> response = get("/actuator/health");
     JsonNode lanesHealth = json.readTree(response.body()).get("components").get("lanes");
@@ -145,6 +161,11 @@ class LanesWebTest {
     assertThat(httpLane.get("shutdown").asBoolean()).isFalse();
     assertThat(httpLane.get("queueWait").get("count").asLong()).isPositive();
     assertThat(httpLane.get("sizingAdvice").get("text").asString()).contains("lane \"http\"");
+    // Tomcat's lane shows its requests beside its tasks (dispatches); the other lanes serve none.
+    assertThat(httpLane.get("tomcatRequests").get("count").asLong()).isPositive();
+    assertThat(httpLane.get("tomcatRequests").get("queueWait").get("count").asLong())
+        .isEqualTo(httpLane.get("tomcatRequests").get("count").asLong());
+    assertThat(all.get("db").get("tomcatRequests").isNull()).isTrue();
 
     HttpResponse<String> one = get("/actuator/lanes/background");
     assertThat(one.statusCode()).isEqualTo(200);

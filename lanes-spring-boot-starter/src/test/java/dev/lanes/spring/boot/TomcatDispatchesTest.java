@@ -5,14 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanes.Lane;
 import dev.lanes.Lanes;
 import dev.lanes.TaskRecord;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -22,11 +16,12 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * What the Tomcat lane counts (issue #26: 243 requests made 373 tasks): Tomcat's socket
- * dispatches, each labelled {@code tomcat-dispatch}. A dispatch serves every request waiting on its
- * connection (one, or several pipelined ones), and the client's close of a kept-alive connection
- * is a dispatch of its own. Requests are written on one raw socket, so the connection's life is
- * the test's, not an HTTP client's pool's.
+ * What the Tomcat lane counts: its tasks are Tomcat's socket dispatches, each labelled {@code
+ * tomcat-dispatch}. A dispatch serves every request waiting on its connection (one, or several
+ * pipelined ones), and the client's close of a kept-alive connection is a dispatch of its own. Its
+ * requests are counted apart ({@link TomcatRequestFigures}), each once, and each waited what its
+ * dispatch waited if it was the dispatch's first, else nothing. Requests are written on raw
+ * sockets, so the connections' lives are the test's, not an HTTP client's pool's.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -43,6 +38,7 @@ class TomcatDispatchesTest {
 
   @LocalServerPort int port;
   @Autowired Lanes lanes;
+  @Autowired TomcatRequestFigures requests;
 
   @Test
   @Timeout(60)
@@ -51,20 +47,17 @@ class TomcatDispatchesTest {
     List<TaskRecord> tasks = new CopyOnWriteArrayList<>();
     http.onTask(tasks::add);
     long before = http.stats().submitted();
-    try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout((int) PATIENCE.toMillis());
-      BufferedReader in = new BufferedReader(
-          new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
-      OutputStream out = socket.getOutputStream();
+    long requestsBefore = requests.requests();
+    try (RawHttp connection = new RawHttp(port, PATIENCE)) {
       for (int i = 1; i <= REQUESTS; i++) {
-        out.write("GET /where HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-        out.flush();
-        assertThat(readResponseBody(in)).startsWith("http-");
+        connection.send("/where", 1);
+        assertThat(connection.readBody()).startsWith("http-");
         // The request's task was handed to the lane before its response was written; it ends
         // when Tomcat finds no further request on the connection and gives it back to its poller.
         int served = i;
         Awaitility.await().atMost(PATIENCE).until(() -> http.stats().completed() - before == served);
         assertThat(http.stats().submitted() - before).as("tasks after %d requests", i).isEqualTo(i);
+        assertThat(requests.requests() - requestsBefore).as("requests counted").isEqualTo(i);
       }
     }
     // The client's close is one more dispatch (Tomcat reads the end of the stream, closes its side).
@@ -72,46 +65,83 @@ class TomcatDispatchesTest {
     assertThat(http.stats().submitted() - before).isEqualTo(REQUESTS + 1);
     Awaitility.await().atMost(PATIENCE).until(() -> tasks.size() == REQUESTS + 1);
     assertThat(tasks).extracting(TaskRecord::label).containsOnly(LanesAutoConfiguration.TOMCAT_DISPATCH);
+    assertThat(requests.requests() - requestsBefore).as("the close is no request").isEqualTo(REQUESTS);
   }
 
   @Test
   @Timeout(60)
-  void pipelinedRequestsAreServedByFewerTasks() throws Exception {
+  void pipelinedRequestsAreServedByFewerTasksAndCountedOneEach() throws Exception {
     Lane http = lanes.lane("http");
     long before = http.stats().submitted();
-    try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout((int) PATIENCE.toMillis());
-      BufferedReader in = new BufferedReader(
-          new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
-      OutputStream out = socket.getOutputStream();
+    long requestsBefore = requests.requests();
+    long readBefore = requests.readByRunningDispatch();
+    try (RawHttp connection = new RawHttp(port, PATIENCE)) {
       // Every request in one write: Tomcat reads them together and serves them in one dispatch.
-      out.write("GET /where HTTP/1.1\r\nHost: localhost\r\n\r\n".repeat(REQUESTS)
-          .getBytes(StandardCharsets.ISO_8859_1));
-      out.flush();
+      connection.send("/where", REQUESTS);
       for (int i = 1; i <= REQUESTS; i++) {
-        assertThat(readResponseBody(in)).startsWith("http-");
+        assertThat(connection.readBody()).startsWith("http-");
       }
-      assertThat(http.stats().submitted() - before).isBetween(1L, REQUESTS - 1L);
+      long dispatches = http.stats().submitted() - before;
+      assertThat(dispatches).isBetween(1L, REQUESTS - 1L);
+      // Counted as each request ends, after its response is written: wait for the last.
+      Awaitility.await().atMost(PATIENCE).until(() -> requests.requests() - requestsBefore == REQUESTS);
+      // Only a dispatch's first request waited for a thread; the others were read by it running.
+      assertThat(requests.readByRunningDispatch() - readBefore)
+          .isGreaterThanOrEqualTo(REQUESTS - dispatches);
     }
   }
 
-  /** Reads one HTTP/1.1 response with a Content-Length and returns its body. */
-  private static String readResponseBody(BufferedReader in) throws Exception {
-    String status = in.readLine();
-    assertThat(status).startsWith("HTTP/1.1 200");
-    int length = -1;
-    for (String line = in.readLine(); !line.isEmpty(); line = in.readLine()) {
-      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-        length = Integer.parseInt(line.substring("content-length:".length()).strip());
+  /**
+   * Four requests hold the lane's four threads; a fifth waits in the queue until they are let go.
+   * The requests' wait is their dispatches' wait, measured around the lane's own: at least what
+   * the lane measured for the same five tasks, at most what the clients waited for their answers.
+   */
+  @Test
+  @Timeout(60)
+  void aQueuedRequestWaitsWhatItsDispatchWaited() throws Exception {
+    Lane http = lanes.lane("http");
+    int threads = http.settings().concurrency();
+    List<TaskRecord> tasks = new CopyOnWriteArrayList<>();
+    http.onTask(tasks::add);
+    TestApplication.HoldController.HELD.drainPermits();
+    long waitBefore = requests.waitNanosTotal();
+    long requestsBefore = requests.requests();
+    List<RawHttp> held = new java.util.ArrayList<>();
+    long[] sentAt = new long[threads + 1];
+    long clientsWaited = 0;
+    try {
+      for (int i = 0; i < threads; i++) {
+        RawHttp c = new RawHttp(port, PATIENCE);
+        held.add(c);
+        sentAt[i] = System.nanoTime();
+        c.send("/hold", 1);
+      }
+      TestApplication.HoldController.HELD.acquire(threads);
+      try (RawHttp queued = new RawHttp(port, PATIENCE)) {
+        sentAt[threads] = System.nanoTime();
+        queued.send("/where", 1);
+        Awaitility.await().atMost(PATIENCE).until(() -> http.stats().queued() == 1);
+        TestApplication.HoldController.GO.release(threads);
+        for (int i = 0; i < threads; i++) {
+          assertThat(held.get(i).readBody()).isEqualTo("let go");
+          clientsWaited += System.nanoTime() - sentAt[i];
+        }
+        assertThat(queued.readBody()).startsWith("http-");
+        clientsWaited += System.nanoTime() - sentAt[threads];
+        Awaitility.await().atMost(PATIENCE).until(() -> requests.requests() - requestsBefore == threads + 1);
+        Awaitility.await().atMost(PATIENCE).until(() -> tasks.size() >= threads + 1);
+        long requestsWaited = requests.waitNanosTotal() - waitBefore;
+        long laneWaited = tasks.stream().mapToLong(TaskRecord::queueWaitNanos).sum();
+        assertThat(tasks).as("no connection closed yet: one dispatch per request").hasSize(threads + 1);
+        assertThat(tasks).extracting(TaskRecord::queueWaitNanos).as("the fifth waited").anyMatch(w -> w > 0);
+        assertThat(requestsWaited).isGreaterThanOrEqualTo(laneWaited).isLessThanOrEqualTo(clientsWaited);
+        assertThat(requests.requests() - requestsBefore).isEqualTo(threads + 1);
+      }
+    } finally {
+      TestApplication.HoldController.GO.release(threads);
+      for (RawHttp c : held) {
+        c.close();
       }
     }
-    assertThat(length).as("Content-Length").isNotNegative();
-    char[] body = new char[length];
-    for (int read = 0; read < length; ) {
-      int n = in.read(body, read, length - read);
-      assertThat(n).as("bytes of the body").isPositive();
-      read += n;
-    }
-    return new String(body);
   }
 }
