@@ -76,8 +76,10 @@ public class LanesAutoConfiguration {
   @Bean(destroyMethod = "close")
   @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("lanes.readiness.rejecting-for")
   LanesReadiness lanesReadiness(Lanes lanes, LanesProperties properties,
-      org.springframework.context.ApplicationEventPublisher publisher) {
-    return new LanesReadiness(lanes, properties.getReadiness().getRejectingFor(), publisher);
+      org.springframework.context.ApplicationEventPublisher publisher,
+      ObjectProvider<org.springframework.boot.availability.ApplicationAvailability> availability) {
+    return new LanesReadiness(lanes, properties.getReadiness().getRejectingFor(), publisher,
+        availability.getIfAvailable());
   }
 
   /** @Async without @EnableAsync (a WARN) and @Async naming no executor (start-up fails). */
@@ -178,13 +180,10 @@ public class LanesAutoConfiguration {
       return context -> context.getPipeline().addValve(new TomcatRequestValve(figures));
     }
 
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MeterBinder.class)
-    static class Meters {
-      @Bean
-      MeterBinder lanesTomcatRequestMeters(TomcatRequestFigures figures) {
-        return new TomcatRequestMeters(figures);
-      }
+    /** Micrometer is always here: lanes-micrometer is one of the starter's own dependencies. */
+    @Bean
+    MeterBinder lanesTomcatRequestMeters(TomcatRequestFigures figures) {
+      return new TomcatRequestMeters(figures);
     }
   }
 }

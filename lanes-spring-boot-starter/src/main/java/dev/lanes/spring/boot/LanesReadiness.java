@@ -11,6 +11,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ApplicationEventPublisher;
@@ -18,8 +20,10 @@ import org.springframework.context.ApplicationEventPublisher;
 /**
  * {@code lanes.readiness.rejecting-for}: once a lane has been REJECTING that long, the application
  * refuses traffic ({@link ReadinessState#REFUSING_TRAFFIC}, what Kubernetes' readiness probe
- * reads), and accepts it again when no lane is REJECTING. Liveness is never touched: a lane that
- * refuses work needs less traffic, not a restart.
+ * reads), and accepts it again when no lane is REJECTING — unless another part of the
+ * application changed readiness since (a shutdown refusing traffic, say): then it leaves readiness
+ * as that part set it, and says so. A lane removed while REJECTING no longer holds readiness back.
+ * Liveness is never touched: a lane that refuses work needs less traffic, not a restart.
  *
  * <p>Thread-safety: one daemon thread, {@code lanes-readiness}, reads each lane's health every
  * quarter of {@code rejecting-for} (10 ms to 1 s) and owns every field; {@link #close} stops it.
@@ -30,6 +34,7 @@ final class LanesReadiness implements AutoCloseable {
   private final Lanes lanes;
   private final long rejectingForNanos;
   private final ApplicationEventPublisher publisher;
+  private final @Nullable ApplicationAvailability availability;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(
       Thread.ofPlatform().name("lanes-readiness").daemon(true).factory());
   /** Since when each REJECTING lane has been so (System.nanoTime), by name; the thread's own. */
@@ -37,10 +42,12 @@ final class LanesReadiness implements AutoCloseable {
   /** This published REFUSING_TRAFFIC and has not taken it back; the thread's own. */
   private boolean refusing;
 
-  LanesReadiness(Lanes lanes, Duration rejectingFor, ApplicationEventPublisher publisher) {
+  LanesReadiness(Lanes lanes, Duration rejectingFor, ApplicationEventPublisher publisher,
+      @Nullable ApplicationAvailability availability) {
     this.lanes = lanes;
     this.rejectingForNanos = rejectingFor.toNanos();
     this.publisher = publisher;
+    this.availability = availability;
     long every = Math.clamp(rejectingForNanos / 4, TimeUnit.MILLISECONDS.toNanos(10),
         TimeUnit.SECONDS.toNanos(1));
     thread.scheduleWithFixedDelay(this::check, every, every, TimeUnit.NANOSECONDS);
@@ -72,8 +79,15 @@ final class LanesReadiness implements AutoCloseable {
         AvailabilityChangeEvent.publish(publisher, this, ReadinessState.REFUSING_TRAFFIC);
       } else if (rejectingSince.isEmpty() && refusing) {
         refusing = false;
-        log.info("lanes: no lane is REJECTING any more: the application accepts traffic again");
-        AvailabilityChangeEvent.publish(publisher, this, ReadinessState.ACCEPTING_TRAFFIC);
+        AvailabilityChangeEvent<ReadinessState> last =
+            availability == null ? null : availability.getLastChangeEvent(ReadinessState.class);
+        if (last != null && last.getSource() != this) {
+          log.info("lanes: no lane is REJECTING any more; readiness stays " + last.getState()
+              + ", as another part of the application set it after lanes did");
+        } else {
+          log.info("lanes: no lane is REJECTING any more: the application accepts traffic again");
+          AvailabilityChangeEvent.publish(publisher, this, ReadinessState.ACCEPTING_TRAFFIC);
+        }
       }
     } catch (RuntimeException e) {
       log.warn("lanes: the readiness check failed; it runs again", e);
