@@ -55,6 +55,16 @@ class LanesTelemetryOtlpTest {
       "lanes.task.wait", "lanes.task.run", "lanes.tasks", "lanes.queue.oldest",
       "lanes.saturated", "lanes.health", "lanes.saturated.time", "lanes.between.tasks.time");
 
+  /** lanes' own names and their units (the README's tables). */
+  private static final Map<String, String> OWN_UNITS = Map.ofEntries(
+      Map.entry("lanes.task.wait", "s"), Map.entry("lanes.task.run", "s"),
+      Map.entry("lanes.tasks", "{task}"), Map.entry("lanes.queue.oldest", "s"),
+      Map.entry("lanes.saturated", "{lane}"), Map.entry("lanes.health", "{lane}"),
+      Map.entry("lanes.saturated.time", "s"), Map.entry("lanes.between.tasks.time", "s"),
+      Map.entry("lanes.queue.size", "{task}"), Map.entry("lanes.running", "{task}"),
+      Map.entry("lanes.workers", "{thread}"), Map.entry("lanes.concurrency", "{task}"),
+      Map.entry("lanes.capacity.remaining", "{task}"));
+
   /** Under lanes' own names only, the figures the convention also has. */
   private static final Set<String> OWN_FOR_CONVENTION = Set.of(
       "lanes.queue.size", "lanes.running", "lanes.workers", "lanes.concurrency",
@@ -149,7 +159,9 @@ class LanesTelemetryOtlpTest {
       for (String name : e.names()) {
         assertThat(e.attributes(name)).as(name).allSatisfy(a -> assertThat(a).containsAllEntriesOf(own));
         assertThat(e.metric(name).getUnit()).as(name).isNotBlank();
+        assertThat(e.metric(name).getDescription()).as(name).isNotBlank();
       }
+      OWN_UNITS.forEach((name, unit) -> assertThat(e.metric(name).getUnit()).as(name).isEqualTo(unit));
       assertThat(e.value("lanes.queue.size", own)).isEqualTo(CAPACITY).isEqualTo(s.queued());
       assertThat(e.value("lanes.running", own)).isEqualTo(CONCURRENCY).isEqualTo(s.running());
       assertThat(e.value("lanes.workers", own)).isEqualTo(s.workers());
