@@ -35,8 +35,10 @@ import java.util.function.Consumer;
  * instruments) and {@code closed}; {@link Lanes#onAdded} / {@link Lanes#onRemoved} and {@link
  * #close} bind and unbind under it. A lane is keyed by name and compared by identity: a new lane
  * that takes a removed lane's name replaces the old one's registration, and a late removal of the
- * old lane leaves the new one alone. Callbacks run on the metric reader's thread and read the lane
- * only, never this lock; task records are recorded on the lane's worker threads.
+ * old lane leaves the new one alone. A lane that terminated while bound stays bound, silent (its
+ * callback observes nothing once {@code isTerminated()}), until it is removed from the set or this
+ * is closed. Callbacks run on the metric reader's thread and read the lane only, never this lock;
+ * task records are recorded on the lane's worker threads.
  */
 public final class LanesTelemetry implements AutoCloseable {
 

@@ -202,9 +202,15 @@ class LanesTelemetryOtlpTest {
           .isEqualTo(1);
       assertThat(telemetry.boundLanes()).containsExactly("compute");
 
-      // A lane added later is reported from then on.
+      // A lane added later is reported from then on; one that takes a removed lane's name is
+      // reported with its own figures, not the old lane's.
       lanes.add(Lane.virtual("api", 4));
-      assertThat(executorNames(export(sdk, receiver))).containsExactlyInAnyOrder("compute", "api");
+      lanes.add(Lane.blocking("db", 1));
+      Exported readded = export(sdk, receiver);
+      assertThat(executorNames(readded)).containsExactlyInAnyOrder("compute", "api", "db");
+      assertThat(readded.value("jvm.executor.task.completed", Map.of("jvm.executor.name", "db")))
+          .isZero();
+      assertThat(telemetry.boundLanes()).containsExactlyInAnyOrder("compute", "api", "db");
 
       telemetry.close();
       aloneTelemetry.close();
