@@ -23,8 +23,8 @@ public class LanesActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(LanesEndpoint.class)
-    LanesEndpoint lanesEndpoint(Lanes lanes) {
-      return new LanesEndpoint(lanes);
+    LanesEndpoint lanesEndpoint(Lanes lanes, org.springframework.beans.factory.ObjectProvider<LanesShares> shares) {
+      return new LanesEndpoint(lanes, shares.getIfAvailable(LanesShares::none));
     }
   }
 

@@ -39,14 +39,24 @@ import java.time.Duration;
 @Endpoint(id = "lanes")
 public class LanesEndpoint {
   private final Lanes lanes;
+  private final LanesShares shares;
   private final int cores = Runtime.getRuntime().availableProcessors();
 
   public LanesEndpoint(Lanes lanes) {
+    this(lanes, LanesShares.none());
+  }
+
+  /** {@code shares}: the lanes served by a partition show it ({@link LaneView#share()}). */
+  public LanesEndpoint(Lanes lanes, LanesShares shares) {
     this.lanes = lanes;
+    this.shares = shares;
   }
 
   private LaneView view(LaneStats s) {
-    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings());
+    ShareView share = shares.servedBy(s.lane())
+        .map(served -> ShareView.of(served.shares().stats(), served.partition(), s.concurrency()))
+        .orElse(null);
+    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings(), share);
   }
 
   /** Every lane, in declaration order. */
@@ -149,7 +159,7 @@ public class LanesEndpoint {
     }
   }
 
-  private static LaneView view(LaneStats s, SizingAdvice advice, LaneSettings settings) {
+  private static LaneView view(LaneStats s, SizingAdvice advice, LaneSettings settings, ShareView share) {
     Timings t = s.sinceStart();
     return new LaneView(
         s.kind().tag(),
@@ -176,7 +186,8 @@ public class LanesEndpoint {
             advice.recommendedQueueCapacity(),
             advice.warnings(),
             advice.toText()),
-        SettingsView.of(settings));
+        SettingsView.of(settings),
+        share);
   }
 
   private static Double finite(double v) {
@@ -211,7 +222,47 @@ public class LanesEndpoint {
       Times cpuTime,
       Double utilisation,
       Advice sizingAdvice,
-      SettingsView settings) {}
+      SettingsView settings,
+      ShareView share) {}
+
+  /**
+   * The partition of priority shares a lane is served by ({@code lanes.instances.<name>.share}),
+   * from one balanced snapshot of its shares: its books, and {@code mayRunNow}, how many of the
+   * lane's tasks may run at this moment — the lane's concurrency, less what the shares would not
+   * give it now: what it holds and has reserved, the free permits up to its guarantee, and beyond
+   * that the free permits not needed for the guarantees still missing from the other partitions
+   * that are not lendable (the shares' rules).
+   */
+  public record ShareView(
+      String share,
+      String partition,
+      int priority,
+      int total,
+      int guaranteed,
+      int held,
+      int borrowed,
+      int reserved,
+      int waiting,
+      boolean lendable,
+      int free,
+      int mayRunNow) {
+
+    static ShareView of(dev.lanes.shares.SharesStats s, String partition, int concurrency) {
+      dev.lanes.shares.PartitionStats p = s.partition(partition);
+      int missingOfOthers = 0;
+      for (dev.lanes.shares.PartitionStats o : s.partitions()) {
+        if (!o.partition().equals(partition) && !o.lendable()) {
+          missingOfOthers += Math.max(0, o.guaranteed() - o.held() - o.reserved());
+        }
+      }
+      int ownMissing = Math.max(0, p.guaranteed() - p.held() - p.reserved());
+      int toGuarantee = Math.min(s.free(), ownMissing);
+      int mayBorrow = Math.max(0, s.free() - toGuarantee - missingOfOthers);
+      int mayHold = p.held() + p.reserved() + toGuarantee + mayBorrow;
+      return new ShareView(s.name(), partition, p.priority(), s.total(), p.guaranteed(), p.held(), p.borrowed(),
+          p.reserved(), p.waiting(), p.lendable(), s.free(), Math.min(concurrency, mayHold));
+    }
+  }
 
   /**
    * A lane's live settings ({@link LaneSettings}) with the names the POST takes; durations as
