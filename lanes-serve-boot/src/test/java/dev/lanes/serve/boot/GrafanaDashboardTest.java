@@ -67,6 +67,8 @@ class GrafanaDashboardTest {
   private static final int SLOW_MILLIS = 1000;
   private static final int GATED_TASKS = 10;
   private static final int ADAPTIVE_TASKS = 500;
+  /** Longer than a scrape interval, so that a scrape sees reports holding the permits it borrowed. */
+  private static final int REPORT_MILLIS = 2500;
 
   private static final JsonMapper json = JsonMapper.builder().build();
   private static final HttpClient http = HttpClient.newBuilder().connectTimeout(PATIENCE).build();
@@ -105,6 +107,16 @@ class GrafanaDashboardTest {
     p.put("lanes.instances.partner.gate", "partnerCap");
     p.put("lanes.instances.adaptive.kind", "virtual");
     p.put("lanes.instances.adaptive.concurrency", 2);
+    // Priority shares from properties alone: store's 4 permits, checkout first.
+    p.put("lanes.shares.store.total", 4);
+    p.put("lanes.shares.store.partitions.checkout.share", 0.5);
+    p.put("lanes.shares.store.partitions.reports.share", 0.5);
+    p.put("lanes.instances.store-checkout.kind", "virtual");
+    p.put("lanes.instances.store-checkout.concurrency", 4);
+    p.put("lanes.instances.store-checkout.share", "store/checkout");
+    p.put("lanes.instances.store-reports.kind", "virtual");
+    p.put("lanes.instances.store-reports.concurrency", 4);
+    p.put("lanes.instances.store-reports.share", "store/reports");
     // The p99 panel's buckets (the README's Dashboards section says so).
     p.put("management.metrics.distribution.percentiles-histogram.lanes.task", true);
     SpringApplication boot = new SpringApplication(BootDemo.class, GatedAndAdaptiveLanes.class);
@@ -152,6 +164,8 @@ class GrafanaDashboardTest {
       assertThat(values(query("rate(lanes_shared_permits_granted_total{lane=\"partner\"}[" + RATE_INTERVAL + "])")))
           .anyMatch(v -> v > 0);
       assertThat(values(query("lanes_adaptive_limit_tasks{lane=\"adaptive\"}"))).anyMatch(v -> v > 2);
+      assertThat(values(query("rate(lanes_shares_partition_granted_total{share=\"store\"}[" + RATE_INTERVAL + "])")))
+          .hasSize(2).allMatch(v -> v > 0);
     });
 
     Map<String, String> variables = variables(dashboard);
@@ -180,7 +194,20 @@ class GrafanaDashboardTest {
     assertThat(checked).extracting(c -> c.substring(0, c.lastIndexOf(" / "))).contains(
         "Queue wait vs run time (mean and max)", "Queue wait vs run time (p99)", "Saturated time",
         "In flight vs concurrency", "Queued vs queue capacity", "Rejections by reason",
-        "Health state", "Shared cap: permits in use vs cap", "Adaptive limit within its bounds");
+        "Health state", "Shared cap: permits in use vs cap", "Adaptive limit within its bounds",
+        "Shares: permits held vs guaranteed", "Shares: borrowed and waiting at the gate",
+        "Shares: grants and borrows per second", "Shares: owed permits not given, guarantee breaches");
+    // Share store as its panels show it: 2 guaranteed to each partition of 4; reports, alone at
+    // first (checkout never active is lendable), borrowed checkout's 2; no guarantee was breached.
+    assertThat(byLabels(query(substitute(expr(dashboard, "Shares: permits held vs guaranteed", "B"), variables)),
+        "share", "partition")).containsEntry("store/checkout", 2.0).containsEntry("store/reports", 2.0);
+    assertThat(byLabels(query(substitute(expr(dashboard, "Shares: permits held vs guaranteed", "C"), variables)),
+        "share")).containsEntry("store", 4.0);
+    String borrowed = substitute(expr(dashboard, "Shares: borrowed and waiting at the gate", "A"), variables);
+    assertThat(byLabels(query("max_over_time((" + borrowed + ")[" + RATE_INTERVAL + ":1s])"), "share", "partition"))
+        .containsEntry("store/reports", 2.0);
+    assertThat(values(query(substitute(expr(dashboard, "Shares: owed permits not given, guarantee breaches", "B"),
+        variables)))).containsOnly(0.0);
 
     // The load's figures, as the panels show them.
     Map<String, Double> rejected = byLabels(query(substitute(
@@ -220,6 +247,11 @@ class GrafanaDashboardTest {
       assertThat(answer.path("data").valueStream().map(JsonNode::asString).toList())
           .contains("http", "fast", "slow", "cpu", "partner", "adaptive");
     });
+    Matcher share = LABEL_VALUES.matcher(variable(dashboard, "share").path("definition").asString());
+    assertThat(share.matches()).isTrue();
+    await().atMost(PATIENCE).untilAsserted(() -> assertThat(json.readTree(prometheus.get(
+        "/api/v1/label/" + share.group(2) + "/values", "match[]", share.group(1))).path("data").valueStream()
+        .map(JsonNode::asString).toList()).containsExactly("store"));
   }
 
   @Test
@@ -237,6 +269,7 @@ class GrafanaDashboardTest {
       panel.path("targets").forEach(withDatasource::add);
     }
     withDatasource.add(variable(dashboard, "lane"));
+    withDatasource.add(variable(dashboard, "share"));
     for (JsonNode node : withDatasource) {
       assertThat(node.path("datasource").path("type").asString()).as("%s", node).isEqualTo("prometheus");
       assertThat(node.path("datasource").path("uid").asString()).as("%s", node).isEqualTo("${DS_PROMETHEUS}");
@@ -258,6 +291,15 @@ class GrafanaDashboardTest {
     Lane partner = lanes.lane("partner");
     for (int i = 0; i < GATED_TASKS; i++) {
       tasks.add(partner.submit("gated", () -> pause(20)));
+    }
+    Lane reports = lanes.lane("store-reports");
+    for (int i = 0; i < 4; i++) {
+      tasks.add(reports.submit("report", () -> pause(REPORT_MILLIS)));
+    }
+    await().atMost(PATIENCE).until(() -> reports.stats().running() == 4);
+    Lane checkout = lanes.lane("store-checkout");
+    for (int i = 0; i < 4; i++) {
+      tasks.add(checkout.submit("order", () -> pause(20)));
     }
     Lane adaptive = lanes.lane("adaptive");
     for (int i = 0; i < ADAPTIVE_TASKS; i++) {

@@ -24,8 +24,10 @@ public class LanesActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(LanesEndpoint.class)
-    LanesEndpoint lanesEndpoint(Lanes lanes, ObjectProvider<TomcatRequestFigures> tomcatRequests) {
-      return new LanesEndpoint(lanes, tomcatRequests.getIfAvailable());
+    LanesEndpoint lanesEndpoint(Lanes lanes, ObjectProvider<LanesShares> shares,
+        ObjectProvider<TomcatRequestFigures> tomcatRequests) {
+      return new LanesEndpoint(lanes, shares.getIfAvailable(LanesShares::none),
+          tomcatRequests.getIfAvailable());
     }
   }
 

@@ -8,6 +8,7 @@ import dev.lanes.adapt.micrometer.AdaptiveLimitMetrics;
 import dev.lanes.micrometer.LanesMetrics;
 import dev.lanes.redis.SharedCap;
 import dev.lanes.redis.micrometer.SharedCapMetrics;
+import dev.lanes.shares.micrometer.PrioritySharesMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.coyote.ProtocolHandler;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,7 +45,7 @@ public class LanesAutoConfiguration {
   /** Every declared lane; closed (waiting for accepted tasks) when the context closes. */
   @Bean(name = "lanes", destroyMethod = "close")
   @ConditionalOnMissingBean
-  public Lanes lanes(LanesProperties properties,
+  public Lanes lanes(LanesProperties properties, LanesShares shares,
       org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans) {
     // lanes.instances.<name>.gate names a LaneGate bean; the lanes are closed before it.
     return LanesFromProperties.build(properties, gate -> {
@@ -56,7 +57,17 @@ public class LanesAutoConfiguration {
       }
       beans.registerDependentBean(gate, "lanes");
       return g;
-    });
+    }, shares);
+  }
+
+  /**
+   * The priority shares of {@code lanes.shares.*}, each partition's gate given to the lane whose
+   * {@code lanes.instances.<name>.share} names it.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public LanesShares lanesShares(LanesProperties properties) {
+    return LanesShares.build(properties);
   }
 
   /**
@@ -118,6 +129,17 @@ public class LanesAutoConfiguration {
     @ConditionalOnMissingBean
     LanesMetrics lanesMetrics(Lanes lanes) {
       return LanesMetrics.of(lanes);
+    }
+  }
+
+  /** The meters of every share of {@code lanes.shares} ({@code lanes.shares.*}, tagged {@code share}, {@code partition}). */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterBinder.class, PrioritySharesMetrics.class})
+  static class SharesMeters {
+    @Bean
+    @ConditionalOnMissingBean(name = "lanesSharesMetrics")
+    MeterBinder lanesSharesMetrics(LanesShares shares) {
+      return registry -> shares.all().values().forEach(s -> new PrioritySharesMetrics(s).bindTo(registry));
     }
   }
 

@@ -43,6 +43,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  */
 final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered {
   private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("lanes.instances");
+  private static final ConfigurationPropertyName SHARES = ConfigurationPropertyName.of("lanes.shares");
 
   private final ConfigurableEnvironment environment;
 
@@ -61,6 +62,7 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
     LanesProperties properties =
         Binder.get(environment).bind("lanes", LanesProperties.class).orElseGet(LanesProperties::new);
     if (properties.getInstances().isEmpty()) {
+      LanesShares.build(properties); // a share with no lane declared fails, naming its partitions
       return; // no lane to build: LanesAutoConfiguration steps aside
     }
     LanesFromProperties.check(properties, name -> {
@@ -93,6 +95,9 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
           refuseEndOfLineComment(name, source.getConfigurationProperty(name),
               keys.isPresent() && keys.get().isUri(name));
         }
+        if (SHARES.isAncestorOf(name)) {
+          refuseUnknownShareSetting(name, source);
+        }
         if (!INSTANCES.isAncestorOf(name) || name.getNumberOfElements() < 4) {
           continue;
         }
@@ -108,6 +113,34 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
                   + nearest(setting, known) + "? (settings of a lane: " + String.join(", ", known) + ")");
         }
       }
+    }
+  }
+
+  /**
+   * Under {@code lanes.shares.<share>.}: a setting of a share ({@link LanesProperties.Share}), and
+   * under its {@code partitions.<partition>.} one of a partition ({@link LanesProperties.Partition}).
+   */
+  private static void refuseUnknownShareSetting(ConfigurationPropertyName name, ConfigurationPropertySource source) {
+    String share = LanesShares.PREFIX + name.getElement(2, Form.ORIGINAL) + ".";
+    List<String> shareSettings = propertyNames(LanesProperties.Share.class);
+    String setting = name.getNumberOfElements() > 3 ? name.getElement(3, Form.DASHED) : "";
+    boolean partitions = setting.equals("partitions");
+    String refusal = null;
+    if (name.getNumberOfElements() == 3 || !shareSettings.contains(setting)) {
+      refusal = "a share has no setting \"" + setting + "\"; did you mean " + share
+          + nearest(setting, shareSettings) + "? (settings of a share: " + String.join(", ", shareSettings) + ")";
+    } else if (partitions && name.getNumberOfElements() < 6) {
+      String partition = name.getNumberOfElements() > 4 ? name.getElement(4, Form.ORIGINAL) : "<partition>";
+      refusal = "a partition's share is set as " + share + "partitions." + partition + ".share";
+    } else if (partitions && !name.getElement(5, Form.DASHED).equals("share")) {
+      refusal = "a partition has no setting \"" + name.getElement(5, Form.DASHED) + "\"; did you mean " + share
+          + "partitions." + name.getElement(4, Form.ORIGINAL) + ".share? (settings of a partition: share)";
+    } else if (!partitions && name.getNumberOfElements() > 4) {
+      refusal = "lanes has no property " + name + "; did you mean " + share + setting + "?";
+    }
+    if (refusal != null) {
+      ConfigurationProperty property = source.getConfigurationProperty(name);
+      throw new LanesPropertyException(name.toString(), property == null ? null : property.getValue(), refusal);
     }
   }
 
@@ -144,13 +177,17 @@ final class LanesConfigurationCheck implements BeanFactoryPostProcessor, Ordered
 
   /** Every setting of a lane, dashed: the properties of {@link LanesProperties.Instance}. */
   static List<String> settingNames() {
+    List<String> names = new ArrayList<>(propertyNames(LanesProperties.Instance.class));
+    names.remove("threads"); // the old name, refused with its own message
+    return names;
+  }
+
+  /** The properties of a properties class, dashed. */
+  private static List<String> propertyNames(Class<?> type) {
     try {
       List<String> names = new ArrayList<>();
-      for (PropertyDescriptor d :
-          Introspector.getBeanInfo(LanesProperties.Instance.class, Object.class).getPropertyDescriptors()) {
-        if (!d.getName().equals("threads")) { // the old name, refused with its own message
-          names.add(d.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT));
-        }
+      for (PropertyDescriptor d : Introspector.getBeanInfo(type, Object.class).getPropertyDescriptors()) {
+        names.add(d.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT));
       }
       return names;
     } catch (IntrospectionException e) {

@@ -39,26 +39,36 @@ import java.time.Duration;
 @Endpoint(id = "lanes")
 public class LanesEndpoint {
   private final Lanes lanes;
+  private final LanesShares shares;
   private final @Nullable TomcatRequestFigures tomcatRequests;
   private final int cores = Runtime.getRuntime().availableProcessors();
 
   public LanesEndpoint(Lanes lanes) {
-    this(lanes, null);
+    this(lanes, LanesShares.none());
   }
 
-  /** With the Tomcat lane's requests ({@code lanes.server.lane}) shown beside its tasks. */
-  LanesEndpoint(Lanes lanes, @Nullable TomcatRequestFigures tomcatRequests) {
+  /** {@code shares}: the lanes served by a partition show it ({@link LaneView#share()}). */
+  public LanesEndpoint(Lanes lanes, LanesShares shares) {
+    this(lanes, shares, null);
+  }
+
+  /** And the Tomcat lane's requests ({@code lanes.server.lane}) shown beside its tasks. */
+  LanesEndpoint(Lanes lanes, LanesShares shares, @Nullable TomcatRequestFigures tomcatRequests) {
     this.lanes = lanes;
+    this.shares = shares;
     this.tomcatRequests = tomcatRequests;
   }
 
   private LaneView view(LaneStats s) {
+    ShareView share = shares.servedBy(s.lane())
+        .map(served -> ShareView.of(served.shares().stats(), served.partition(), s.concurrency()))
+        .orElse(null);
     Requests requests = tomcatRequests != null && tomcatRequests.lane().equals(s.lane())
         ? new Requests(tomcatRequests.requests(), tomcatRequests.readByRunningDispatch(),
-            millis(tomcatRequests.queueWait()),
-            millis(tomcatRequests.runTime()))
+            millis(tomcatRequests.queueWait()), millis(tomcatRequests.runTime()))
         : null;
-    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings(), requests);
+    return view(s, SizingAdvisor.defaults().advise(s, cores), lanes.lane(s.lane()).settings(), share,
+        requests);
   }
 
   /** Every lane, in declaration order. */
@@ -161,8 +171,8 @@ public class LanesEndpoint {
     }
   }
 
-  private static LaneView view(
-      LaneStats s, SizingAdvice advice, LaneSettings settings, @Nullable Requests requests) {
+  private static LaneView view(LaneStats s, SizingAdvice advice, LaneSettings settings,
+      @Nullable ShareView share, @Nullable Requests requests) {
     Timings t = s.sinceStart();
     return new LaneView(
         s.kind().tag(),
@@ -190,6 +200,7 @@ public class LanesEndpoint {
             advice.warnings(),
             advice.toText()),
         SettingsView.of(settings),
+        share,
         requests);
   }
 
@@ -226,7 +237,47 @@ public class LanesEndpoint {
       Double utilisation,
       Advice sizingAdvice,
       SettingsView settings,
+      @Nullable ShareView share,
       @Nullable Requests tomcatRequests) {}
+
+  /**
+   * The partition of priority shares a lane is served by ({@code lanes.instances.<name>.share}),
+   * from one balanced snapshot of its shares: its books, and {@code mayRunNow}, how many of the
+   * lane's tasks may run at this moment — the lane's concurrency, less what the shares would not
+   * give it now: what it holds and has reserved, the free permits up to its guarantee, and beyond
+   * that the free permits not needed for the guarantees still missing from the other partitions
+   * that are not lendable (the shares' rules).
+   */
+  public record ShareView(
+      String share,
+      String partition,
+      int priority,
+      int total,
+      int guaranteed,
+      int held,
+      int borrowed,
+      int reserved,
+      int waiting,
+      boolean lendable,
+      int free,
+      int mayRunNow) {
+
+    static ShareView of(dev.lanes.shares.SharesStats s, String partition, int concurrency) {
+      dev.lanes.shares.PartitionStats p = s.partition(partition);
+      int missingOfOthers = 0;
+      for (dev.lanes.shares.PartitionStats o : s.partitions()) {
+        if (!o.partition().equals(partition) && !o.lendable()) {
+          missingOfOthers += Math.max(0, o.guaranteed() - o.held() - o.reserved());
+        }
+      }
+      int ownMissing = Math.max(0, p.guaranteed() - p.held() - p.reserved());
+      int toGuarantee = Math.min(s.free(), ownMissing);
+      int mayBorrow = Math.max(0, s.free() - toGuarantee - missingOfOthers);
+      int mayHold = p.held() + p.reserved() + toGuarantee + mayBorrow;
+      return new ShareView(s.name(), partition, p.priority(), s.total(), p.guaranteed(), p.held(), p.borrowed(),
+          p.reserved(), p.waiting(), p.lendable(), s.free(), Math.min(concurrency, mayHold));
+    }
+  }
 
   /**
    * The embedded Tomcat's requests in its lane ({@code lanes.server.lane}), since start; the

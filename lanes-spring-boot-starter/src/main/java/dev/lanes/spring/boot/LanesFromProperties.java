@@ -26,11 +26,14 @@ final class LanesFromProperties {
   static Lanes build(LanesProperties properties) {
     return build(properties, gate -> {
       throw new IllegalArgumentException("no bean factory to look gate beans up in");
-    });
+    }, LanesShares.build(properties));
   }
 
-  /** As {@link #build(LanesProperties)}; {@code gates} finds the {@link LaneGate} bean of a name. */
-  static Lanes build(LanesProperties properties, Function<String, LaneGate> gates) {
+  /**
+   * As {@link #build(LanesProperties)}; {@code gates} finds the {@link LaneGate} bean of a name,
+   * {@code shares} has the partition each lane with a {@code share} is served by.
+   */
+  static Lanes build(LanesProperties properties, Function<String, LaneGate> gates, LanesShares shares) {
     Map<String, LanesProperties.Instance> instances = properties.getInstances();
     List<LaneBuilder> lanes = new ArrayList<>();
     for (Map.Entry<String, LanesProperties.Instance> e : instances.entrySet()) {
@@ -41,6 +44,7 @@ final class LanesFromProperties {
         LaneGate g = check(at, gate, () -> gates.apply(gate));
         check(at, gate, () -> b.gate(g));
       }
+      shares.servedBy(e.getKey()).ifPresent(served -> b.gate(served.gate()));
       lanes.add(b);
     }
     checkLaneSetSettings(properties);
@@ -54,6 +58,7 @@ final class LanesFromProperties {
    * when there is none (or it cannot be told without making it).
    */
   static void check(LanesProperties properties, Function<String, Class<?>> beanType) {
+    LanesShares.build(properties);
     for (Map.Entry<String, LanesProperties.Instance> e : properties.getInstances().entrySet()) {
       builder(e.getKey(), e.getValue());
       String gate = e.getValue().getGate();

@@ -25,6 +25,7 @@ import org.springframework.boot.json.JsonParserFactory;
 final class LanesKnownKeys {
   static final ConfigurationPropertyName LANES = ConfigurationPropertyName.of("lanes");
   private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("lanes.instances");
+  private static final ConfigurationPropertyName SHARES = ConfigurationPropertyName.of("lanes.shares");
 
   private record Known(ConfigurationPropertyName name, boolean map, String type) {}
 
@@ -120,7 +121,11 @@ final class LanesKnownKeys {
         i++;
       }
     }
-    if (!underInstances && !isKnown(ConfigurationPropertyName.of(corrected.toString()))) {
+    boolean underShares = ConfigurationPropertyName.of(corrected.toString()).equals(SHARES);
+    for (; underShares && i < name.getNumberOfElements(); i++) {
+      corrected.append('.').append(name.getElement(i, Form.ORIGINAL));
+    }
+    if (!underInstances && !underShares && !isKnown(ConfigurationPropertyName.of(corrected.toString()))) {
       // Short of a property (lanes.server): the first property below what was corrected.
       ConfigurationPropertyName prefix = ConfigurationPropertyName.of(corrected.toString());
       corrected = new StringBuilder(candidates.stream().map(Known::name).filter(prefix::isAncestorOf)

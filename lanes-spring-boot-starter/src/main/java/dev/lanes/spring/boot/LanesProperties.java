@@ -40,6 +40,12 @@ public class LanesProperties {
    */
   private String taskExecutor;
 
+  /**
+   * Priority shares, by name: one concurrency (say a database's connections) divided among
+   * partitions in priority order, each served by the lane whose share names it.
+   */
+  private Map<String, Share> shares = new LinkedHashMap<>();
+
   private final Server server = new Server();
 
   private final Shutdown shutdown = new Shutdown();
@@ -60,6 +66,14 @@ public class LanesProperties {
 
   public void setInstances(Map<String, Instance> instances) {
     this.instances = instances;
+  }
+
+  public Map<String, Share> getShares() {
+    return shares;
+  }
+
+  public void setShares(Map<String, Share> shares) {
+    this.shares = shares;
   }
 
   public String getTaskExecutor() {
@@ -120,6 +134,9 @@ public class LanesProperties {
 
     /** Name of a LaneGate bean every task of this lane passes before it starts, e.g. a lanes-redis SharedCap (the lane is closed before it). */
     private String gate;
+
+    /** The partition of priority shares whose gate every task of this lane passes, as share/partition (e.g. db/checkout, declared under lanes.shares); not with gate. */
+    private String share;
 
     /** The lane is SATURATED when its queue wait exceeds this many times its mean run time over the saturation window (default 1). Not with fixed-wait-threshold. */
     private Double waitToRunRatio;
@@ -231,6 +248,14 @@ public class LanesProperties {
       this.shedInterval = shedInterval;
     }
 
+    public String getShare() {
+      return share;
+    }
+
+    public void setShare(String share) {
+      this.share = share;
+    }
+
     public String getGate() {
       return gate;
     }
@@ -293,6 +318,67 @@ public class LanesProperties {
 
     public void setDaemon(boolean daemon) {
       this.daemon = daemon;
+    }
+  }
+
+  /** One set of priority shares (lanes-shares' PriorityShares). */
+  public static class Share {
+    /** The most tasks of all its partitions running at once (1 to 1,000,000). Required. */
+    private Integer total;
+
+    /** How long a partition must be idle before others may borrow its guaranteed permits (default 100ms). */
+    private Duration lendAfterIdle;
+
+    /** How long a permit reserved for a woken worker waits for it before it is given back (default 50ms). */
+    private Duration claimTimeout;
+
+    /** The partitions, highest priority first (the order they are declared in), by name. At least one. */
+    private Map<String, Partition> partitions = new LinkedHashMap<>();
+
+    public Integer getTotal() {
+      return total;
+    }
+
+    public void setTotal(Integer total) {
+      this.total = total;
+    }
+
+    public Duration getLendAfterIdle() {
+      return lendAfterIdle;
+    }
+
+    public void setLendAfterIdle(Duration lendAfterIdle) {
+      this.lendAfterIdle = lendAfterIdle;
+    }
+
+    public Duration getClaimTimeout() {
+      return claimTimeout;
+    }
+
+    public void setClaimTimeout(Duration claimTimeout) {
+      this.claimTimeout = claimTimeout;
+    }
+
+    public Map<String, Partition> getPartitions() {
+      return partitions;
+    }
+
+    public void setPartitions(Map<String, Partition> partitions) {
+      this.partitions = partitions;
+    }
+  }
+
+  /** One partition of priority shares. */
+  public static class Partition {
+    /** Its guaranteed part of the total while it is active: > 0 and ≤ 1, the partitions' shares summing to ≤ 1 (floor(share × total) permits, at least 1). Required. */
+    private Double share;
+
+    public Double getShare() {
+      return share;
+    }
+
+    public void setShare(Double share) {
+      this.share = share;
     }
   }
 

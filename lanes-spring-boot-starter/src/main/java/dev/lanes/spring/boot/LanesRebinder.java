@@ -31,7 +31,7 @@ import org.springframework.core.env.Environment;
  * dev.lanes.LaneChange} — a key that was removed takes the default. Settings not named by a changed
  * key are left as they are (a change made through the actuator survives an unrelated refresh). A
  * changed setting that cannot change while the lane runs ({@code kind}, {@code daemon}, {@code
- * gate}, {@code deadlock-detection}, {@code health-log-level}), or a lane added or removed, is one
+ * gate}, {@code share}, {@code deadlock-detection}, {@code health-log-level}), or a lane added or removed, is one
  * WARN naming them, and that lane is left unchanged; so is a refused value (WARN with the
  * property, the value and the builder's message). A value that does not convert is one WARN and
  * that setting alone is kept as the lane has it ({@link RunningLaneValues}); the refresh goes on.
@@ -44,7 +44,7 @@ final class LanesRebinder {
   private static final Log log = LogFactory.getLog(LanesRebinder.class);
   private static final ConfigurationPropertyName INSTANCES = ConfigurationPropertyName.of("lanes.instances");
   private static final Set<String> FIXED =
-      Set.of("kind", "daemon", "gate", "deadlock-detection", "health-log-level", "threads");
+      Set.of("kind", "daemon", "gate", "share", "deadlock-detection", "health-log-level", "threads");
 
   private final Lanes lanes;
   private final Environment environment;

@@ -42,7 +42,9 @@ class UnknownKeysTest {
         typo("lanes.instance.reports.kind=blocking,lanes.instance.reports.concurrency=4",
             "lanes.instance.reports.", "lanes.instances.reports."),
         typo("lanes.instance.reports.kind=blocking", "lanes.instance.reports.kind", "lanes.instances.reports.kind"),
-        typo("lanes.instanse.reports.knd=blocking", "lanes.instanse.reports.knd", "lanes.instances.reports.kind"));
+        typo("lanes.instanse.reports.knd=blocking", "lanes.instanse.reports.knd", "lanes.instances.reports.kind"),
+        typo("lanes.instances.db.kind=cpu,lanes.share.db.total=4", "lanes.share.db.total", "lanes.shares.db.total"),
+        typo("lanes.instances.db.kind=cpu,lanes.shares.db.totl=4", "lanes.shares.db.totl", "lanes.shares.db.total"));
   }
 
   private static Arguments typo(String properties, String key, String nearest) {
@@ -87,7 +89,7 @@ class UnknownKeysTest {
         .run(context -> assertThat(context.getStartupFailure()).isInstanceOfSatisfying(LanesPropertyException.class,
             e -> assertThat(e.getMessage()).isEqualTo("Invalid value \"http\" for property lanes.sever.lane: lanes has"
                 + " no property lanes.sever.lane; did you mean lanes.server.lane? (under lanes.: alerts, enabled,"
-                + " instances, readiness, server, shutdown, task-executor)")));
+                + " instances, readiness, server, shares, shutdown, task-executor)")));
   }
 
   /**
@@ -119,7 +121,10 @@ class UnknownKeysTest {
             "lanes.alerts.rejection-window=30s", "lanes.alerts.silence=1m", "lanes.alerts.recovery-messages=true",
             "lanes.alerts.check-interval=1s", "lanes.alerts.log-level=info",
             "lanes.alerts.webhook.url=http://localhost:1/x", "lanes.alerts.webhook.format=slack",
-            "lanes.alerts.webhook.connect-timeout=1s", "lanes.alerts.webhook.request-timeout=1s")
+            "lanes.alerts.webhook.connect-timeout=1s", "lanes.alerts.webhook.request-timeout=1s",
+            "lanes.shares.pool.total=2", "lanes.shares.pool.lend-after-idle=100ms", "lanes.shares.pool.claim-timeout=50ms",
+            "lanes.shares.pool.partitions.first.share=0.5", "lanes.instances.first.kind=virtual",
+            "lanes.instances.first.concurrency=2", "lanes.instances.first.share=pool/first")
         .run(context -> assertThat(context).hasNotFailed());
   }
 }
