@@ -94,19 +94,21 @@ class LanesSharesPropertiesTest {
           assertThat(context).hasNotFailed();
           assertThat(context.getBean(Lanes.class).lane("partner").submit(() -> 1).get(30, TimeUnit.SECONDS))
               .isEqualTo(1);
-          assertThat(context.getBean(GateConfig.class).entered).isEqualTo(1);
+          assertThat(context.getBean(GateConfig.class).used.get()).as("passes used by a task").isEqualTo(1);
         });
   }
 
   @Configuration(proxyBeanMethods = false)
   static class GateConfig {
-    volatile int entered;
+    /** Passes given back with an outcome: a task ran on them (an unused pass comes back null). */
+    final java.util.concurrent.atomic.AtomicInteger used = new java.util.concurrent.atomic.AtomicInteger();
 
     @Bean
     dev.lanes.LaneGate openGate() {
-      return ready -> {
-        entered++;
-        return outcome -> { };
+      return ready -> outcome -> {
+        if (outcome != null) {
+          used.incrementAndGet();
+        }
       };
     }
   }
