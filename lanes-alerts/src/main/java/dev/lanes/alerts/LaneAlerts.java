@@ -47,13 +47,27 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p><b>Episodes and silence.</b> For each (lane, kind), an episode starts when the condition
- * first holds and ends at the first check where it does not. One alert is sent per episode, and no
- * two alerts of one kind for one lane less than {@code silence} apart: an episode that becomes due
- * inside the silence window is held until the window has passed, and sent then if it still holds
- * (its alert counts the episodes that came and went unsent, {@code silencedEpisodes}). With
- * {@link Builder#recoveryMessages}, the end of an episode that was alerted sends a {@linkplain
- * Alert#resolved() resolved} alert. The first alert of each episode carries the stacks of the
- * lane's workers.
+ * first holds and ends at the first check where it does not; no two alerts of one kind for one
+ * lane are sent less than {@code silence} apart: an episode that becomes due inside the silence
+ * window is held until the window has passed, and sent then if it still holds (its alert counts the
+ * episodes that came and went unsent, {@code silencedEpisodes}).
+ *
+ * <p><b>One alert per lane episode.</b> A lane's episode opens with the first alert due for it and
+ * ends at the first check where none of its conditions holds. That alert names every condition
+ * holding at its check ({@link Alert#conditions()}, and {@code (also: …)} in its headline). While
+ * the lane episode is open, an alert of a more severe kind ({@link AlertKind} is ordered, least
+ * severe first) is sent as a follow-up whose headline says {@code worse:}; one of the same or a
+ * less severe kind is not sent. With {@link Builder#recoveryMessages}, the end of a lane episode
+ * sends one {@linkplain Alert#resolved() resolved} alert naming every kind it had. So saturated,
+ * then refusing, then OK is two alerts and one recovery message. The first alert of each episode
+ * carries the stacks of the lane's workers; its body states the alert's state ({@link
+ * Alert#state()}), so it never reads OK under a REJECTING headline when the lane's own monitor
+ * lags the check.
+ *
+ * <p><b>Across instances.</b> With {@link Builder#dedupe}, each alert is sent only when the dedupe
+ * grants this instance the claim for (lane, kind); refused, this instance sends nothing for that
+ * lane episode, its recovery included. A claim that throws counts as granted (fail open), logged
+ * once until the dedupe answers again. Claims are made on the checking thread, under the lock.
  *
  * <p><b>What is read.</b> Each check reads every watched lane's {@link Lane#stats()} once: its
  * health (saturation: SATURATED or worse, timed from the first check that saw it, so up to one

@@ -11,6 +11,10 @@ import dev.lanes.alerts.Alert;
 import dev.lanes.alerts.AlertKind;
 import dev.lanes.alerts.LaneAlerts;
 import dev.lanes.redis.harness.RedisServerProcess;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +34,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Two instances of a service, each with a lane named "reports" and its own {@link LaneAlerts}
- * with its own Redis connection, on one real redis-server (two instances in one JVM, each with its
- * own Lettuce client: what they share is Redis alone). One episode on both: one alert; Redis
- * stopped: each still alerts, and says once that it does so without de-duplication.
+ * with its own Redis connection, on one real redis-server: as two JVMs, and as two instances in
+ * one JVM, each with its own Lettuce client (what they share is Redis alone). One episode on
+ * both: one alert; Redis stopped: each still alerts, and says once that it does so without
+ * de-duplication.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RedisAlertDedupeTest {
@@ -138,6 +143,47 @@ class RedisAlertDedupeTest {
     other.check(WINDOW.plusSeconds(1));
     assertThat(sender.resolved()).isEqualTo(1);
     assertThat(other.sent).isEmpty();
+  }
+
+  /** Two JVMs, each an {@link AlertInstance}, check the same episode at once: one alert. */
+  @Test
+  void twoJvmsOnOneRedisSendOneAlertForOneEpisode() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<Process> jvms = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        jvms.add(new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp",
+            System.getProperty("java.class.path"), AlertInstance.class.getName(), redis.uri())
+            .redirectError(ProcessBuilder.Redirect.DISCARD).start());
+      }
+      List<BufferedReader> outs = new ArrayList<>();
+      for (Process p : jvms) {
+        BufferedReader out = new BufferedReader(
+            new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        outs.add(out);
+        assertThat(out.readLine()).isEqualTo("ready");
+      }
+      for (Process p : jvms) {
+        p.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().flush();
+      }
+      long sent = 0;
+      for (BufferedReader out : outs) {
+        String line = out.readLine();
+        assertThat(line).startsWith("sent ");
+        sent += Long.parseLong(line.substring("sent ".length()));
+      }
+      assertThat(sent).isEqualTo(1);
+      for (Process p : jvms) {
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+      }
+    } finally {
+      for (Process p : jvms) {
+        p.destroyForcibly();
+        p.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
   }
 
   @Test
