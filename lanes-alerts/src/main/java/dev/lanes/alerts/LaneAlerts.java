@@ -54,7 +54,9 @@ import java.util.function.Consumer;
  *
  * <p><b>One alert per lane episode.</b> A lane's episode opens with the first alert due for it and
  * ends at the first check where none of its conditions holds. That alert names every condition
- * holding at its check ({@link Alert#conditions()}, and {@code (also: …)} in its headline). While
+ * holding at its check ({@link Alert#conditions()}, and {@code (also: …)} in its headline;
+ * SATURATED only if a check of the episode saw the lane's health SATURATED itself, not only a worse
+ * state, which the saturation rule also counts). While
  * the lane episode is open, an alert of a more severe kind ({@link AlertKind} is ordered, least
  * severe first) is sent as a follow-up whose headline says {@code worse:}; one of the same or a
  * less severe kind is not sent. With {@link Builder#recoveryMessages}, the end of a lane episode
@@ -492,6 +494,11 @@ public final class LaneAlerts implements AutoCloseable {
     long silencedEpisodes; // since the last alert
     /** The sample of the check that saw the episode start (see {@link #sample}). */
     long[] startSample;
+    /**
+     * SATURATED only: a check of this episode saw the lane's health SATURATED itself, not only a
+     * worse state (REJECTING, DEADLOCKED) that the rule counts too.
+     */
+    boolean plain;
   }
 
   /** One watched lane. Its fields are guarded by lock, except {@code events} and the listener. */
@@ -568,6 +575,9 @@ public final class LaneAlerts implements AutoCloseable {
 
       // Saturated: SATURATED or worse, for saturatedFor.
       judge(AlertKind.SATURATED, health.compareTo(LaneHealth.SATURATED) >= 0, now, stats, made);
+      if (health == LaneHealth.SATURATED) {
+        episodes.get(AlertKind.SATURATED).plain = true;
+      }
 
       // Refusals over the window.
       long windowNanos = rejectionWindow.toNanos();
@@ -639,6 +649,7 @@ public final class LaneAlerts implements AutoCloseable {
           ep.startSample = currentSample;
           ep.alerted = false;
           ep.silencedCounted = false;
+          ep.plain = false;
         }
         // Only saturation waits: the others are due as soon as they hold.
         boolean dueNow = kind != AlertKind.SATURATED || now - ep.since >= saturatedFor.toNanos();
@@ -673,9 +684,11 @@ public final class LaneAlerts implements AutoCloseable {
      */
     private void laneEpisode(Map<AlertKind, Alert> made, long now, LaneStats stats,
         List<Alert> due) {
+      // A SATURATED episode is named only when the lane was saturated itself (or it is the one
+      // alerted): a REJECTING or DEADLOCKED lane is "SATURATED or worse" for the rule alone.
       EnumSet<AlertKind> holding = EnumSet.noneOf(AlertKind.class);
       episodes.forEach((k, ep) -> {
-        if (ep.active) {
+        if (ep.active && (k != AlertKind.SATURATED || ep.plain || made.containsKey(k))) {
           holding.add(k);
         }
       });

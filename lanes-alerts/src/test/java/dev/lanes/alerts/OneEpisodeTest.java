@@ -114,4 +114,54 @@ class OneEpisodeTest {
       lane.close();
     }
   }
+
+  /**
+   * A lane whose own monitor says REJECTING is "SATURATED or worse" for the saturation rule, but
+   * its REJECTING alert does not name a saturation that is only that: no task waited too long.
+   */
+  @Test
+  void aRefusingLaneThatIsNotSaturatedIsNotSaidToBe() throws Exception {
+    ManualTicker clock = new ManualTicker();
+    Lane lane = Lane.blocking("full", 1).queueCapacity(1)
+        .saturatedWhenWaitExceeds(Duration.ofHours(1))
+        .saturationHysteresis(Duration.ZERO, Duration.ZERO)
+        .saturationWindow(Duration.ofMillis(200)).build();
+    List<Alert> sent = new CopyOnWriteArrayList<>();
+    CountDownLatch release = new CountDownLatch(1);
+    try (LaneAlerts alerts = LaneAlerts.builder().manualChecks().ticker(clock)
+        .rejectionsPerSecond(0, WINDOW).recoveryMessages().sink(sent::add).build()) {
+      alerts.watch(lane);
+      CountDownLatch running = new CountDownLatch(1);
+      lane.submit(() -> {
+        running.countDown();
+        release.await();
+        return null;
+      });
+      running.await();
+      lane.submit(() -> "queued");
+      // Refusals until the lane's own monitor has seen one in its window.
+      await().until(() -> {
+        refuse(lane, 1);
+        return lane.health() == LaneHealth.REJECTING;
+      });
+      clock.advance(Duration.ofSeconds(1));
+      alerts.check();
+      assertThat(sent).singleElement().satisfies(a -> {
+        assertThat(a.kind()).isEqualTo(AlertKind.REJECTING);
+        assertThat(a.stats().health()).isEqualTo(LaneHealth.REJECTING);
+        assertThat(a.conditions()).containsExactly(AlertKind.REJECTING);
+        assertThat(a.headline()).doesNotContain("also");
+        assertThat(a.evidence()).contains("health (the lane's own monitor): REJECTING");
+      });
+      await().until(() -> lane.health() == LaneHealth.OK);
+      clock.advance(WINDOW.plusSeconds(1));
+      alerts.check();
+      assertThat(sent).hasSize(2);
+      assertThat(sent.get(1).headline()).startsWith("lane \"full\" recovered: refusing at or"
+          + " below 0.00/s (the episode lasted ");
+    } finally {
+      release.countDown();
+      lane.close();
+    }
+  }
 }
