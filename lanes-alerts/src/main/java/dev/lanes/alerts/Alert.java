@@ -147,7 +147,7 @@ public record Alert(
       lines.add("health (the lane's own monitor): " + stats.health());
     } else {
       lines.add("state: " + state + " (" + names(conditions) + " at this check); the lane's own"
-          + " monitor, judging over its own windows, still said " + stats.health());
+          + " monitor, judging over its own windows, said " + stats.health());
     }
     if (!figures.isEmpty()) {
       StringBuilder measured = new StringBuilder("measured:");

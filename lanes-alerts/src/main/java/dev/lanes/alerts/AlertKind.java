@@ -28,10 +28,14 @@ public enum AlertKind {
   /** A proven starvation deadlock: the lane's health became DEADLOCKED. */
   DEADLOCKED;
 
-  /** {@return the lane health this kind means: the state an alert of it reports at least} */
+  /**
+   * {@return the lane health this kind means: the state an alert of it reports at least (a
+   * suspicion, not proven, means none)}
+   */
   LaneHealth health() {
     return switch (this) {
-      case SATURATED, DEADLOCK_SUSPECTED -> LaneHealth.SATURATED;
+      case DEADLOCK_SUSPECTED -> LaneHealth.OK;
+      case SATURATED -> LaneHealth.SATURATED;
       case REJECTING -> LaneHealth.REJECTING;
       case DEADLOCKED -> LaneHealth.DEADLOCKED;
     };

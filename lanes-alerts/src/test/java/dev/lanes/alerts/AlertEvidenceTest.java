@@ -155,7 +155,7 @@ class AlertEvidenceTest {
           "in flight 4 of concurrency 5; queued 21 of capacity 20, and 1 that the lane's 1 free"
               + " workers have not taken yet",
           "state: REJECTING (REJECTING at this check); the lane's own monitor, judging over its"
-              + " own windows, still said OK");
+              + " own windows, said OK");
       assertThat(alert.evidence()).noneMatch(line -> line.startsWith("health"));
       var json = tools.jackson.databind.json.JsonMapper.builder().build()
           .readTree(AlertJson.generic(alert).toString());

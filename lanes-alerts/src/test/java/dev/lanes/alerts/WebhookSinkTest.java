@@ -59,7 +59,7 @@ class WebhookSinkTest {
       }
       assertThat(blocks.get(1).get("text").get("text").asString())
           .contains("• in flight 0 of concurrency 1", "• state: SATURATED (SATURATED at this check); the lane's own monitor, judging over"
-              + " its own windows, still said OK");
+              + " its own windows, said OK");
       assertThat(blocks.get(2).get("text").get("text").asString())
           .startsWith("*worker stacks*\n```\"a&lt;b&amp;c-1\" WAITING")
           .contains("more characters)").endsWith("```");
