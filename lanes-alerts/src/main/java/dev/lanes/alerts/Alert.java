@@ -1,17 +1,20 @@
 package dev.lanes.alerts;
 
 import dev.lanes.Distribution;
+import dev.lanes.LaneHealth;
 import dev.lanes.LaneStats;
 import dev.lanes.TaskOutcome;
 import dev.lanes.Timings;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One alert about one lane, with its evidence: the lane's figures when the alert was made, what
@@ -32,6 +35,9 @@ import java.util.Objects;
  *     deadlock, with each blocked worker's frames), or {@code ""}
  * @param workerStacks each of the lane's workers (thread name, state, frames) as text when the
  *     alert was made, once per episode; {@code ""} on a recovery message
+ * @param conditions every condition that held at the check that made the alert, {@code kind}
+ *     among them on a firing alert (a SATURATED condition holds from the first check that saw the
+ *     lane saturated); on a recovery message, every kind its lane episode had
  */
 public record Alert(
     String lane,
@@ -42,10 +48,23 @@ public record Alert(
     LaneStats stats,
     Map<String, Double> figures,
     String diagnostic,
-    String workerStacks) {
+    String workerStacks,
+    Set<AlertKind> conditions) {
 
   /**
-   * Makes an alert; keeps an unmodifiable copy of {@code figures} in its order.
+   * Makes an alert whose only condition is its kind.
+   *
+   * @throws NullPointerException if any component is null
+   */
+  public Alert(String lane, AlertKind kind, boolean resolved, Instant at, String headline,
+      LaneStats stats, Map<String, Double> figures, String diagnostic, String workerStacks) {
+    this(lane, kind, resolved, at, headline, stats, figures, diagnostic, workerStacks,
+        kind == null ? Set.of() : Set.of(kind));
+  }
+
+  /**
+   * Makes an alert; keeps unmodifiable copies of {@code figures} in its order and of {@code
+   * conditions} in the kinds' order.
    *
    * @throws NullPointerException if any component is null
    */
@@ -58,6 +77,27 @@ public record Alert(
     Objects.requireNonNull(diagnostic, "diagnostic");
     Objects.requireNonNull(workerStacks, "workerStacks");
     figures = Collections.unmodifiableMap(new LinkedHashMap<>(figures));
+    Objects.requireNonNull(conditions, "conditions");
+    conditions = conditions.isEmpty() ? Set.of()
+        : Collections.unmodifiableSet(EnumSet.copyOf(conditions));
+  }
+
+  /**
+   * {@return the state the alert reports: the worst of its conditions, and of the lane's own
+   * health when that is worse (a recovery message: the lane's health)}
+   */
+  public LaneHealth state() {
+    LaneHealth state = stats.health();
+    if (resolved) {
+      return state;
+    }
+    for (AlertKind k : conditions) {
+      LaneHealth h = k.health();
+      if (h.compareTo(state) > 0) {
+        state = h;
+      }
+    }
+    return state;
   }
 
   /**
@@ -102,7 +142,13 @@ public record Alert(
       counts.append(" (").append(reasons).append(')');
     }
     lines.add(counts.toString());
-    lines.add("health (the lane's own monitor): " + stats.health());
+    LaneHealth state = state();
+    if (resolved || state == stats.health()) {
+      lines.add("health (the lane's own monitor): " + stats.health());
+    } else {
+      lines.add("state: " + state + " (" + names(conditions) + " at this check); the lane's own"
+          + " monitor, judging over its own windows, said " + stats.health());
+    }
     if (!figures.isEmpty()) {
       StringBuilder measured = new StringBuilder("measured:");
       figures.forEach((k, v) -> measured.append(' ').append(k).append('=').append(number(v)));
@@ -125,6 +171,14 @@ public record Alert(
     }
     if (!workerStacks.isEmpty()) {
       b.append("\n  worker stacks:\n    ").append(workerStacks.strip().replace("\n", "\n    "));
+    }
+    return b.toString();
+  }
+
+  static String names(Set<AlertKind> kinds) {
+    StringBuilder b = new StringBuilder();
+    for (AlertKind k : kinds) {
+      b.append(b.isEmpty() ? "" : ", ").append(k);
     }
     return b.toString();
   }

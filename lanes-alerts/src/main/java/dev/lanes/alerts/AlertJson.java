@@ -24,19 +24,22 @@ final class AlertJson {
   }
 
   /**
-   * Every figure with a name: {@code lane, kind, status, at, headline, text, evidence{…}, figures{…},
-   * diagnostic, workerStacks}.
+   * Every figure with a name: {@code lane, kind, status, conditions[…], at, headline, text,
+   * evidence{…}, figures{…}, diagnostic, workerStacks}.
    */
   static ObjectNode generic(Alert alert) {
     ObjectNode root = JSON.createObjectNode();
     root.put("lane", alert.lane());
     root.put("kind", alert.kind().name());
     root.put("status", alert.resolved() ? "resolved" : "firing");
+    var conditions = root.putArray("conditions");
+    alert.conditions().forEach(k -> conditions.add(k.name()));
     root.put("at", alert.at().toString());
     root.put("headline", alert.headline());
     root.put("text", alert.text());
     LaneStats s = alert.stats();
     ObjectNode evidence = root.putObject("evidence");
+    evidence.put("state", alert.state().name());
     evidence.put("health", s.health().name());
     distribution(evidence.putObject("queueWait"), s.recent().queueWait());
     distribution(evidence.putObject("runTime"), s.recent().runTime());

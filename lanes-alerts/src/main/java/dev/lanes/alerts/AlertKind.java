@@ -1,6 +1,12 @@
 package dev.lanes.alerts;
 
-/** What an {@link Alert} is about. Each (lane, kind) has its own episodes and silence window. */
+import dev.lanes.LaneHealth;
+
+/**
+ * What an {@link Alert} is about, least severe first: a lane episode whose alert named one kind
+ * is followed up only when a more severe kind becomes due. Each (lane, kind) has its own silence
+ * window.
+ */
 public enum AlertKind {
   /**
    * The lane's health has been SATURATED or worse (tasks wait in line longer than its threshold)
@@ -20,5 +26,18 @@ public enum AlertKind {
    */
   DEADLOCK_SUSPECTED,
   /** A proven starvation deadlock: the lane's health became DEADLOCKED. */
-  DEADLOCKED
+  DEADLOCKED;
+
+  /**
+   * {@return the lane health this kind means: the state an alert of it reports at least (a
+   * suspicion, not proven, means none)}
+   */
+  LaneHealth health() {
+    return switch (this) {
+      case DEADLOCK_SUSPECTED -> LaneHealth.OK;
+      case SATURATED -> LaneHealth.SATURATED;
+      case REJECTING -> LaneHealth.REJECTING;
+      case DEADLOCKED -> LaneHealth.DEADLOCKED;
+    };
+  }
 }

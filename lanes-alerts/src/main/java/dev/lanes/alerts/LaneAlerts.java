@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,13 +47,29 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p><b>Episodes and silence.</b> For each (lane, kind), an episode starts when the condition
- * first holds and ends at the first check where it does not. One alert is sent per episode, and no
- * two alerts of one kind for one lane less than {@code silence} apart: an episode that becomes due
- * inside the silence window is held until the window has passed, and sent then if it still holds
- * (its alert counts the episodes that came and went unsent, {@code silencedEpisodes}). With
- * {@link Builder#recoveryMessages}, the end of an episode that was alerted sends a {@linkplain
- * Alert#resolved() resolved} alert. The first alert of each episode carries the stacks of the
- * lane's workers.
+ * first holds and ends at the first check where it does not; no two alerts of one kind for one
+ * lane are sent less than {@code silence} apart: an episode that becomes due inside the silence
+ * window is held until the window has passed, and sent then if it still holds (its alert counts the
+ * episodes that came and went unsent, {@code silencedEpisodes}).
+ *
+ * <p><b>One alert per lane episode.</b> A lane's episode opens with the first alert due for it and
+ * ends at the first check where none of its conditions holds. That alert names every condition
+ * holding at its check ({@link Alert#conditions()}, and {@code (also: …)} in its headline;
+ * SATURATED only if a check of the episode saw the lane's health SATURATED itself, not only a worse
+ * state, which the saturation rule also counts). While
+ * the lane episode is open, an alert of a more severe kind ({@link AlertKind} is ordered, least
+ * severe first) is sent as a follow-up whose headline says {@code worse:}; one of the same or a
+ * less severe kind is not sent. With {@link Builder#recoveryMessages}, the end of a lane episode
+ * sends one {@linkplain Alert#resolved() resolved} alert naming every kind it had. So saturated,
+ * then refusing, then OK is two alerts and one recovery message. The first alert of each episode
+ * carries the stacks of the lane's workers; its body states the alert's state ({@link
+ * Alert#state()}), so it never reads OK under a REJECTING headline when the lane's own monitor
+ * lags the check.
+ *
+ * <p><b>Across instances.</b> With {@link Builder#dedupe}, each alert is sent only when the dedupe
+ * grants this instance the claim for (lane, kind); refused, this instance sends nothing for that
+ * lane episode, its recovery included. A claim that throws counts as granted (fail open), logged
+ * once until the dedupe answers again. Claims are made on the checking thread, under the lock.
  *
  * <p><b>What is read.</b> Each check reads every watched lane's {@link Lane#stats()} once: its
  * health (saturation: SATURATED or worse, timed from the first check that saw it, so up to one
@@ -97,6 +114,8 @@ public final class LaneAlerts implements AutoCloseable {
   private final Ticker ticker;
   private final List<AlertSink> sinks;
   private final FailureLog failures;
+  private final AlertDedupe dedupe;
+  private boolean dedupeFailing; // guarded by lock
 
   private final ReentrantLock lock = new ReentrantLock();
   /** Guarded by lock; by identity, in watch order. */
@@ -120,6 +139,7 @@ public final class LaneAlerts implements AutoCloseable {
     this.recoveryMessages = b.recoveryMessages;
     this.ticker = b.ticker;
     this.sinks = List.copyOf(b.sinks);
+    this.dedupe = b.dedupe;
     this.failures = new FailureLog(b.ticker, b.failureLogInterval);
     if (b.manual) {
       this.ownScheduler = null;
@@ -379,7 +399,9 @@ public final class LaneAlerts implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    for (AlertSink sink : sinks) {
+    List<Object> closeables = new ArrayList<>(sinks);
+    closeables.add(dedupe);
+    for (Object sink : closeables) {
       if (sink instanceof AutoCloseable c) {
         try {
           c.close();
@@ -387,9 +409,34 @@ public final class LaneAlerts implements AutoCloseable {
           if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
           }
-          LOG.log(System.Logger.Level.WARNING, "lanes alerts: closing sink " + sink + " failed", e);
+          LOG.log(System.Logger.Level.WARNING, "lanes alerts: closing " + sink + " failed", e);
         }
       }
+    }
+  }
+
+  /**
+   * Asks the dedupe whether this instance sends the alert for (lane, kind); held for the silence
+   * window, at least {@link Builder#MIN_CLAIM_HOLD}. A dedupe that throws is taken as yes, and
+   * said once until it answers again. Called under lock.
+   */
+  private boolean claimed(String lane, AlertKind kind) {
+    Duration hold = silence.compareTo(Builder.MIN_CLAIM_HOLD) < 0 ? Builder.MIN_CLAIM_HOLD : silence;
+    try {
+      boolean mine = dedupe.claim(lane, kind, hold);
+      if (dedupeFailing) {
+        dedupeFailing = false;
+        LOG.log(System.Logger.Level.INFO, "lanes alerts: de-duplication answers again ("
+            + dedupe + "); alerts go out once per episode across instances");
+      }
+      return mine;
+    } catch (RuntimeException e) {
+      if (!dedupeFailing) {
+        dedupeFailing = true;
+        LOG.log(System.Logger.Level.WARNING, "lanes alerts: de-duplication failed (" + dedupe
+            + ": " + e + "); sending alerts from this instance without it until it answers again");
+      }
+      return true;
     }
   }
 
@@ -447,6 +494,11 @@ public final class LaneAlerts implements AutoCloseable {
     long silencedEpisodes; // since the last alert
     /** The sample of the check that saw the episode start (see {@link #sample}). */
     long[] startSample;
+    /**
+     * SATURATED only: a check of this episode saw the lane's health SATURATED itself, not only a
+     * worse state (REJECTING, DEADLOCKED) that the rule counts too.
+     */
+    boolean plain;
   }
 
   /** One watched lane. Its fields are guarded by lock, except {@code events} and the listener. */
@@ -469,6 +521,13 @@ public final class LaneAlerts implements AutoCloseable {
     long[] rateBase;
     /** The last check's own sample. */
     long[] currentSample;
+    /** The lane episode (see {@link #laneEpisode}): open, since, its kinds, its worst alerted. */
+    boolean laneOpen;
+    long laneSince;
+    final EnumSet<AlertKind> kindsInEpisode = EnumSet.noneOf(AlertKind.class);
+    AlertKind worstInEpisode;
+    /** Whether this instance sent an alert of the open lane episode (or another one did). */
+    boolean sentInEpisode;
 
     Watch(Lane lane, long now) {
       this.lane = lane;
@@ -509,12 +568,16 @@ public final class LaneAlerts implements AutoCloseable {
       }
       LaneStats stats = lane.stats();
       lastStats = stats;
+      Map<AlertKind, Alert> made = new EnumMap<>(AlertKind.class);
       LaneHealth health = stats.health();
       long[] current = sample(now, stats);
       currentSample = current;
 
       // Saturated: SATURATED or worse, for saturatedFor.
-      judge(AlertKind.SATURATED, health.compareTo(LaneHealth.SATURATED) >= 0, now, stats, due);
+      judge(AlertKind.SATURATED, health.compareTo(LaneHealth.SATURATED) >= 0, now, stats, made);
+      if (health == LaneHealth.SATURATED) {
+        episodes.get(AlertKind.SATURATED).plain = true;
+      }
 
       // Refusals over the window.
       long windowNanos = rejectionWindow.toNanos();
@@ -556,11 +619,11 @@ public final class LaneAlerts implements AutoCloseable {
         rateFigures.put("rejectedPerSecondWatched", total / (span / 1e9));
       }
       boolean rejecting = rate > rejectionsPerSecond;
-      judge(AlertKind.REJECTING, rejecting, now, stats, due);
+      judge(AlertKind.REJECTING, rejecting, now, stats, made);
 
       // Deadlocks: proven (the lane's state, or an event since the last check) and suspected.
       boolean deadlocked = deadlockSeen || health == LaneHealth.DEADLOCKED;
-      judge(AlertKind.DEADLOCKED, deadlocked, now, stats, due);
+      judge(AlertKind.DEADLOCKED, deadlocked, now, stats, made);
       if (suspicionSeen) {
         suspicionOpen = true;
       }
@@ -568,11 +631,16 @@ public final class LaneAlerts implements AutoCloseable {
       if (!suspicion) {
         suspicionOpen = false;
       }
-      judge(AlertKind.DEADLOCK_SUSPECTED, suspicion, now, stats, due);
+      judge(AlertKind.DEADLOCK_SUSPECTED, suspicion, now, stats, made);
+      laneEpisode(made, now, stats, due);
     }
 
-    /** One (lane, kind) at one check: start, alert, hold or end its episode. */
-    private void judge(AlertKind kind, boolean holds, long now, LaneStats stats, List<Alert> due) {
+    /**
+     * One (lane, kind) at one check: start, alert, hold or end its episode; the alert it makes goes
+     * to {@code made}, for the lane episode to send, fold or drop ({@link #laneEpisode}).
+     */
+    private void judge(AlertKind kind, boolean holds, long now, LaneStats stats,
+        Map<AlertKind, Alert> made) {
       Episode ep = episodes.get(kind);
       if (holds) {
         if (!ep.active) {
@@ -581,6 +649,7 @@ public final class LaneAlerts implements AutoCloseable {
           ep.startSample = currentSample;
           ep.alerted = false;
           ep.silencedCounted = false;
+          ep.plain = false;
         }
         // Only saturation waits: the others are due as soon as they hold.
         boolean dueNow = kind != AlertKind.SATURATED || now - ep.since >= saturatedFor.toNanos();
@@ -596,17 +665,98 @@ public final class LaneAlerts implements AutoCloseable {
         }
         // The held episode is sent now; it is not one of the silenced ones.
         long silenced = ep.silencedEpisodes - (ep.silencedCounted ? 1 : 0);
-        due.add(alert(kind, now, ep, stats, silenced));
+        made.put(kind, alert(kind, now, ep, stats, silenced));
         ep.alerted = true;
         ep.everAlerted = true;
         ep.lastAlertAt = now;
         ep.silencedEpisodes = 0;
       } else if (ep.active) {
         ep.active = false;
-        if (ep.alerted && recoveryMessages) {
-          due.add(recovery(kind, now, ep, stats));
+      }
+    }
+
+    /**
+     * The lane's episode at one check: it opens with the first alert made for the lane, which is
+     * sent naming every condition that holds; while it is open, an alert of a more severe kind is
+     * sent as a follow-up, its headline saying {@code worse:}, and one of the same or a less
+     * severe kind is folded in (not sent); it ends at the first check where no condition holds,
+     * with one recovery message (when asked for) from the instance that sent its alerts.
+     */
+    private void laneEpisode(Map<AlertKind, Alert> made, long now, LaneStats stats,
+        List<Alert> due) {
+      // A SATURATED episode is named only when the lane was saturated itself (or it is the one
+      // alerted): a REJECTING or DEADLOCKED lane is "SATURATED or worse" for the rule alone.
+      EnumSet<AlertKind> holding = EnumSet.noneOf(AlertKind.class);
+      episodes.forEach((k, ep) -> {
+        if (ep.active && (k != AlertKind.SATURATED || ep.plain || made.containsKey(k))) {
+          holding.add(k);
+        }
+      });
+      if (laneOpen) {
+        kindsInEpisode.addAll(holding);
+        if (holding.isEmpty()) {
+          laneOpen = false;
+          if (sentInEpisode && recoveryMessages) {
+            due.add(recovery(now, stats));
+          }
+          return;
         }
       }
+      if (made.isEmpty()) {
+        return;
+      }
+      AlertKind worst = EnumSet.copyOf(made.keySet()).stream().reduce((a, b) -> b).orElseThrow();
+      boolean followUp = laneOpen;
+      if (followUp && worst.compareTo(worstInEpisode) <= 0) {
+        return; // folded into the alert already sent for this lane episode
+      }
+      if (!laneOpen) {
+        laneOpen = true;
+        laneSince = now;
+        sentInEpisode = false;
+        kindsInEpisode.clear();
+        kindsInEpisode.addAll(holding);
+      }
+      episodes.forEach((k, ep) -> {
+        if (ep.active) {
+          laneSince = Math.min(laneSince, ep.since);
+        }
+      });
+      worstInEpisode = worst;
+      if (!claimed(lane.name(), worst)) {
+        return; // another instance sends it, and its recovery
+      }
+      sentInEpisode = true;
+      Alert a = made.get(worst);
+      EnumSet<AlertKind> others = EnumSet.copyOf(holding);
+      others.remove(worst);
+      String prefix = "lane \"" + lane.name() + "\"";
+      String headline = a.headline();
+      if (followUp && headline.startsWith(prefix)) {
+        headline = prefix + " worse:" + headline.substring(prefix.length()).replaceFirst("^:", "");
+      }
+      if (!others.isEmpty()) {
+        headline += " (also: " + Alert.names(others) + ")";
+      }
+      due.add(new Alert(a.lane(), a.kind(), false, a.at(), headline, a.stats(), a.figures(),
+          a.diagnostic(), a.workerStacks(), holding));
+    }
+
+    private Alert recovery(long now, LaneStats stats) {
+      Map<String, Double> figures = new LinkedHashMap<>();
+      figures.put("episodeMs", (now - laneSince) / 1e6);
+      StringBuilder what = new StringBuilder();
+      for (AlertKind kind : kindsInEpisode) {
+        what.append(what.isEmpty() ? "" : ", ").append(switch (kind) {
+          case SATURATED -> "no longer saturated";
+          case REJECTING -> "refusing at or below " + perSecond(rejectionsPerSecond);
+          case DEADLOCKED -> "out of the starvation deadlock";
+          case DEADLOCK_SUSPECTED -> "no longer suspected of a starvation deadlock";
+        });
+      }
+      return new Alert(lane.name(), worstInEpisode, true, Instant.now(), "lane \"" + lane.name()
+          + "\" recovered: " + what + " (the episode lasted " + Durations.human(now - laneSince)
+          + ")", stats, figures, "", "", kindsInEpisode);
     }
 
     private Alert alert(AlertKind kind, long now, Episode ep, LaneStats stats, long silenced) {
@@ -666,20 +816,6 @@ public final class LaneAlerts implements AutoCloseable {
       figures.put("silencedEpisodes", (double) silenced);
       return new Alert(lane.name(), kind, false, Instant.now(), headline, stats, figures,
           diagnostic, workerStacks(lane));
-    }
-
-    private Alert recovery(AlertKind kind, long now, Episode ep, LaneStats stats) {
-      Map<String, Double> figures = new LinkedHashMap<>();
-      figures.put("episodeMs", (now - ep.since) / 1e6);
-      String what = switch (kind) {
-        case SATURATED -> "no longer saturated";
-        case REJECTING -> "refusing at or below " + perSecond(rejectionsPerSecond);
-        case DEADLOCKED -> "out of the starvation deadlock";
-        case DEADLOCK_SUSPECTED -> "no longer suspected of a starvation deadlock";
-      };
-      return new Alert(lane.name(), kind, true, Instant.now(), "lane \"" + lane.name()
-          + "\" recovered: " + what + " (the episode lasted " + Durations.human(now - ep.since)
-          + ")", stats, figures, "", "");
     }
   }
 
@@ -752,6 +888,11 @@ public final class LaneAlerts implements AutoCloseable {
     public static final Duration MAX_DURATION = Duration.ofDays(1);
     /** Shortest check interval. */
     public static final Duration MIN_CHECK_INTERVAL = Duration.ofMillis(10);
+    /**
+     * Shortest time a dedupe claim is held (it is held for the silence window when that is
+     * longer): instances whose episodes begin a few checks apart still share one alert.
+     */
+    public static final Duration MIN_CLAIM_HOLD = Duration.ofMinutes(1);
 
     private Duration saturatedFor = Duration.ofSeconds(30);
     private double rejectionsPerSecond = 1.0;
@@ -764,8 +905,25 @@ public final class LaneAlerts implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     private Duration failureLogInterval = Duration.ofMinutes(1);
     private final List<AlertSink> sinks = new ArrayList<>();
+    private AlertDedupe dedupe = AlertDedupe.none();
 
     private Builder() {}
+
+    /**
+     * Shares alerts with the other instances of the service: each firing alert is sent only by the
+     * instance whose {@link AlertDedupe#claim} is granted, held for the silence window (at least
+     * {@link #MIN_CLAIM_HOLD}); the recovery message comes from that instance (default {@link
+     * AlertDedupe#none()}: every instance sends its own).
+     *
+     * @param dedupe the dedupe, e.g. lanes-redis's {@code RedisAlertDedupe}
+     * @return this builder
+     */
+    public Builder dedupe(AlertDedupe dedupe) {
+      Objects.requireNonNull(dedupe, "lanes alerts: dedupe must not be null");
+      once("dedupe", dedupe);
+      this.dedupe = dedupe;
+      return this;
+    }
 
     /**
      * Alert when a lane has been SATURATED or worse for this long (default 30 s).

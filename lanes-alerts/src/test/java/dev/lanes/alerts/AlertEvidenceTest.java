@@ -139,7 +139,8 @@ class AlertEvidenceTest {
   }
 
   @Test
-  void tasksQueuedBeyondTheCapacityForFreeWorkersAreSaidToBeSoAndTheHealthLineSaysWhose() {
+  void tasksQueuedBeyondTheCapacityAreSaidToBeSoAndTheStateLineAgreesWithTheHeadline()
+      throws Exception {
     Lane lane = Lane.blocking("wide", 5).queueCapacity(20).build();
     try {
       LaneStats real = lane.stats();
@@ -148,10 +149,19 @@ class AlertEvidenceTest {
           real.recent(), 0, 0, 0, 0);
       Alert alert = new Alert("wide", AlertKind.REJECTING, false, Instant.now(), "h", s, Map.of(),
           "", "");
+      // A REJECTING alert while the lane's own monitor still says OK (its windows lag the
+      // check's): the body states REJECTING and says whose OK it is, in the text and the JSON.
       assertThat(alert.evidence()).contains(
           "in flight 4 of concurrency 5; queued 21 of capacity 20, and 1 that the lane's 1 free"
               + " workers have not taken yet",
-          "health (the lane's own monitor): OK");
+          "state: REJECTING (REJECTING at this check); the lane's own monitor, judging over its"
+              + " own windows, said OK");
+      assertThat(alert.evidence()).noneMatch(line -> line.startsWith("health"));
+      var json = tools.jackson.databind.json.JsonMapper.builder().build()
+          .readTree(AlertJson.generic(alert).toString());
+      assertThat(json.get("evidence").get("state").asString()).isEqualTo("REJECTING");
+      assertThat(json.get("evidence").get("health").asString()).isEqualTo("OK");
+      assertThat(json.get("conditions").toString()).isEqualTo("[\"REJECTING\"]");
     } finally {
       lane.close();
     }

@@ -340,6 +340,8 @@ class LaneAlertsTest {
       assertThat(sent.get(0).kind()).isEqualTo(AlertKind.DEADLOCK_SUSPECTED);
       assertThat(sent.get(0).diagnostic()).startsWith("suspected starvation deadlock");
       assertThat(sent.get(0).figures()).containsEntry("futureWaiters", 1.0);
+      // Not proven, and no saturation of its own: the body gives the lane's health as it is.
+      assertThat(sent.get(0).evidence()).contains("health (the lane's own monitor): OK");
       alerts.check(); // the lane is OK: the episode ends
       assertThat(sent).hasSize(2);
       assertThat(sent.get(1).resolved()).isTrue();

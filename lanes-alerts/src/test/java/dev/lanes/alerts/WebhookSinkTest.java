@@ -58,7 +58,8 @@ class WebhookSinkTest {
             .isLessThanOrEqualTo(AlertJson.SLACK_SECTION_LIMIT);
       }
       assertThat(blocks.get(1).get("text").get("text").asString())
-          .contains("• in flight 0 of concurrency 1", "• health (the lane's own monitor): OK");
+          .contains("• in flight 0 of concurrency 1", "• state: SATURATED (SATURATED at this check); the lane's own monitor, judging over"
+              + " its own windows, said OK");
       assertThat(blocks.get(2).get("text").get("text").asString())
           .startsWith("*worker stacks*\n```\"a&lt;b&amp;c-1\" WAITING")
           .contains("more characters)").endsWith("```");

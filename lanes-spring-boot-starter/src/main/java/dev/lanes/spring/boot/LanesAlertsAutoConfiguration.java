@@ -1,9 +1,12 @@
 package dev.lanes.spring.boot;
 
 import dev.lanes.Lanes;
+import dev.lanes.alerts.AlertDedupe;
 import dev.lanes.alerts.AlertSink;
 import dev.lanes.alerts.LaneAlerts;
 import dev.lanes.alerts.WebhookSink;
+import dev.lanes.redis.RedisAlertDedupe;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -11,12 +14,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
 
 /**
  * With lanes-alerts on the class path: a {@link LaneAlerts} bean watching every lane of the
  * {@link Lanes} bean (those added later too), configured by {@code lanes.alerts.*}, logging each
- * alert and posting it to {@code lanes.alerts.webhook.url} when set. Closed before the lanes.
+ * alert and posting it to {@code lanes.alerts.webhook.url} when set; with {@code
+ * lanes.alerts.dedupe.redis-uri} (and lanes-redis), one alert per lane episode across the
+ * instances on that Redis. Closed before the lanes.
  */
 @AutoConfiguration(after = LanesAutoConfiguration.class)
 @ConditionalOnClass(LaneAlerts.class)
@@ -27,7 +34,7 @@ public class LanesAlertsAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  LaneAlerts lanesAlerts(Lanes lanes, LanesAlertsProperties p) {
+  LaneAlerts lanesAlerts(Lanes lanes, LanesAlertsProperties p, ApplicationContext context) {
     LaneAlerts.Builder b = LaneAlerts.builder();
     setting("lanes.alerts.saturated-for", p.getSaturatedFor(), () -> b.saturatedFor(p.getSaturatedFor()));
     setting("lanes.alerts.rejections-per-second", p.getRejectionsPerSecond() + " over "
@@ -53,9 +60,27 @@ public class LanesAlertsAutoConfiguration {
           "with no lanes.alerts.webhook.url either, alerts would go nowhere; set one, or"
               + " lanes.alerts.enabled=false");
     }
+    LanesAlertsProperties.Dedupe d = p.getDedupe();
+    if (d.getRedisUri() != null) {
+      if (!ClassUtils.isPresent(REDIS_DEDUPE, context.getClassLoader())) {
+        throw new LanesPropertyException("lanes.alerts.dedupe.redis-uri", d.getRedisUri(),
+            "needs dev.lanes:lanes-redis on the class path (" + REDIS_DEDUPE + ")");
+      }
+      b.dedupe(setting("lanes.alerts.dedupe.redis-uri", d.getRedisUri() + " (call-timeout "
+          + d.getCallTimeout() + ")", () -> RedisDedupe.to(d.getRedisUri(), d.getCallTimeout())));
+    }
     LaneAlerts alerts = b.build();
     alerts.watch(lanes);
     return alerts;
+  }
+
+  private static final String REDIS_DEDUPE = "dev.lanes.redis.RedisAlertDedupe";
+
+  /** Touches lanes-redis only when called, so the starter runs without it. */
+  private static final class RedisDedupe {
+    static AlertDedupe to(String uri, Duration callTimeout) {
+      return RedisAlertDedupe.to(uri, callTimeout);
+    }
   }
 
   /** Applies one setting; a value lanes-alerts refuses stops startup naming the property. */

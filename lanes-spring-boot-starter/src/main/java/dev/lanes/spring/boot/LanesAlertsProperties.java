@@ -46,6 +46,8 @@ public class LanesAlertsProperties {
 
   private final Webhook webhook = new Webhook();
 
+  private final Dedupe dedupe = new Dedupe();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -112,6 +114,38 @@ public class LanesAlertsProperties {
 
   public Webhook getWebhook() {
     return webhook;
+  }
+
+  public Dedupe getDedupe() {
+    return dedupe;
+  }
+
+  /**
+   * {@code lanes.alerts.dedupe.*}: one alert per lane episode per lane name across the instances
+   * of the service on one Redis (needs lanes-redis on the class path).
+   */
+  public static class Dedupe {
+    /** The shared Redis, e.g. redis://host:6379; unset: every instance sends its own alerts. */
+    private String redisUri;
+
+    /** The most a claim on Redis may take; a failed claim sends the alert anyway (fail open). */
+    private Duration callTimeout = Duration.ofSeconds(1);
+
+    public String getRedisUri() {
+      return redisUri;
+    }
+
+    public void setRedisUri(String redisUri) {
+      this.redisUri = redisUri;
+    }
+
+    public Duration getCallTimeout() {
+      return callTimeout;
+    }
+
+    public void setCallTimeout(Duration callTimeout) {
+      this.callTimeout = callTimeout;
+    }
   }
 
   /** {@code lanes.alerts.webhook.*}: where alerts are posted as JSON. */

@@ -9,6 +9,7 @@ import dev.lanes.Lane;
 import dev.lanes.LaneRejectedException;
 import dev.lanes.Lanes;
 import dev.lanes.alerts.LaneAlerts;
+import dev.lanes.redis.harness.RedisServerProcess;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** {@code lanes.alerts.*} wires a LaneAlerts over the declared lanes, posting to a real webhook. */
@@ -117,6 +119,98 @@ class LanesAlertsAutoConfigurationTest {
       assertThat(context).hasFailed();
       assertThat(context.getStartupFailure()).rootCause()
           .hasMessageContaining("lanes.alerts.log-level", "alerts would go nowhere");
+    });
+  }
+
+  /**
+   * Two instances of an app (two contexts, each with its lanes, its LaneAlerts and its own Redis
+   * client) on one real redis-server: one refusal episode on both posts one webhook.
+   */
+  @Test
+  void twoInstancesOnOneRedisPostOneAlertForOneEpisode() throws Exception {
+    List<String> bodies = new CopyOnWriteArrayList<>();
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    ExecutorService serverThreads = Executors.newFixedThreadPool(2);
+    server.createContext("/hook", exchange -> {
+      bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+      exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+    });
+    server.setExecutor(serverThreads);
+    server.start();
+    List<CountDownLatch> releases = new CopyOnWriteArrayList<>();
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      ApplicationContextRunner instance = runner.withPropertyValues(
+          "lanes.alerts.webhook.url=http://127.0.0.1:" + server.getAddress().getPort() + "/hook",
+          "lanes.alerts.rejections-per-second=0",
+          "lanes.alerts.rejection-window=1m",
+          "lanes.alerts.check-interval=50ms",
+          "lanes.alerts.dedupe.redis-uri=" + redis.uri(),
+          "lanes.alerts.dedupe.call-timeout=3s");
+      instance.run(a -> instance.run(b -> {
+        assertThat(a).hasNotFailed();
+        assertThat(b).hasNotFailed();
+        LaneAlerts alertsA = a.getBean(LaneAlerts.class);
+        LaneAlerts alertsB = b.getBean(LaneAlerts.class);
+        try {
+          refuseOne(a.getBean(Lanes.class).lane("db"), releases);
+          refuseOne(b.getBean(Lanes.class).lane("db"), releases);
+          // Both instances have judged the episode (each holds it open) and one has posted.
+          await().until(() -> alertsA.toString().contains("db REJECTING")
+              && alertsB.toString().contains("db REJECTING") && !bodies.isEmpty());
+          assertThat(alertsA.alertsSent() + alertsB.alertsSent()).isEqualTo(1);
+          assertThat(bodies).hasSize(1);
+        } finally {
+          releases.forEach(CountDownLatch::countDown); // the contexts close their lanes next
+        }
+      }));
+    } finally {
+      releases.forEach(CountDownLatch::countDown);
+      server.stop(0);
+      serverThreads.shutdownNow();
+      assertThat(serverThreads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  /** Holds the 1-thread lane's worker, fills its queue of 1 and has a third task refused. */
+  private static void refuseOne(Lane db, List<CountDownLatch> releases) throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    releases.add(release);
+    CountDownLatch running = new CountDownLatch(1);
+    db.submit(() -> {
+      running.countDown();
+      release.await();
+      return null;
+    });
+    running.await();
+    db.submit(() -> null);
+    try {
+      db.execute(() -> {});
+      throw new AssertionError("a full lane took a third task");
+    } catch (LaneRejectedException expected) {
+      // the refusal the alert is about
+    }
+  }
+
+  @Test
+  void aDedupeRedisUriNeedsLanesRedisAndAValidUriOrStartupStopsNamingIt() {
+    runner.withClassLoader(new FilteredClassLoader("dev.lanes.redis"))
+        .withPropertyValues("lanes.alerts.dedupe.redis-uri=redis://127.0.0.1:6379")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).rootCause()
+              .isInstanceOf(LanesPropertyException.class)
+              .hasMessage("Invalid value \"redis://127.0.0.1:6379\" for property"
+                  + " lanes.alerts.dedupe.redis-uri: needs dev.lanes:lanes-redis on the class path"
+                  + " (dev.lanes.redis.RedisAlertDedupe)");
+        });
+    runner.withPropertyValues("lanes.alerts.dedupe.redis-uri=localhost:6379").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .isInstanceOf(LanesPropertyException.class)
+          .hasMessageStartingWith("Invalid value \"localhost:6379 (call-timeout PT1S)\" for property"
+              + " lanes.alerts.dedupe.redis-uri: ");
     });
   }
 }
