@@ -76,14 +76,7 @@ class AlertDedupeTest {
             .rejectionsPerSecond(0, WINDOW).silence(Duration.ZERO).recoveryMessages()
             .dedupe(dedupe).sink(sent::add).build()) {
       alerts.watch(lane);
-      CountDownLatch running = new CountDownLatch(1);
-      lane.submit(() -> {
-        running.countDown();
-        release.await();
-        return null;
-      });
-      running.await();
-      lane.submit(() -> "queued");
+      Overload.hold(lane, release, 1);
 
       dedupe.answer.set("no");
       episode(lane, alerts, clock);

@@ -29,23 +29,6 @@ import org.junit.jupiter.api.Timeout;
 class AlertEvidenceTest {
   private static final Duration SATURATED_FOR = Duration.ofSeconds(30);
 
-  /** Holds the lane's only worker until {@code release}, with {@code behind} tasks queued. */
-  private static List<CompletableFuture<?>> hold(Lane lane, CountDownLatch release, int behind)
-      throws InterruptedException {
-    CountDownLatch running = new CountDownLatch(1);
-    List<CompletableFuture<?>> tasks = new ArrayList<>();
-    tasks.add(lane.submit("hold", () -> {
-      running.countDown();
-      release.await();
-      return null;
-    }));
-    running.await();
-    for (int i = 0; i < behind; i++) {
-      tasks.add(lane.submit("behind", () -> "ran"));
-    }
-    return tasks;
-  }
-
   @Test
   void aSaturationAlertShowsTheTasksThatEndedInItsEpisodeAsTheLaneCountedThem() throws Exception {
     ManualTicker clock = new ManualTicker();
@@ -59,14 +42,14 @@ class AlertEvidenceTest {
         lane.submit(() -> null).get(); // before the episode: not its evidence
       }
       alerts.watch(lane);
-      List<CompletableFuture<?>> tasks = new ArrayList<>(hold(lane, first, 3));
+      List<CompletableFuture<?>> tasks = new ArrayList<>(Overload.hold(lane, first, 3));
       await().until(() -> lane.health() == LaneHealth.SATURATED);
       alerts.check(); // the episode starts; the worker is held, so nothing ends until released
       LaneStats atStart = lane.stats();
 
       first.countDown(); // the episode's tasks: the hold and the three behind it end
       CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).get();
-      tasks.addAll(hold(lane, second, 1)); // saturated again, held again: nothing ends now
+      tasks.addAll(Overload.hold(lane, second, 1)); // saturated again, held again: nothing ends now
       await().until(() -> lane.health() == LaneHealth.SATURATED);
       clock.advance(SATURATED_FOR);
       alerts.check();
@@ -110,7 +93,7 @@ class AlertEvidenceTest {
     try (LaneAlerts alerts = LaneAlerts.builder().manualChecks().ticker(clock)
         .rejectionsPerSecond(1, Duration.ofSeconds(10)).sink(sent::add).build()) {
       alerts.watch(lane);
-      hold(lane, release, 1); // worker held, queue full
+      Overload.hold(lane, release, 1); // worker held, queue full
       clock.advance(Duration.ofSeconds(1));
       int refused = 0;
       for (int i = 0; i < 15; i++) {

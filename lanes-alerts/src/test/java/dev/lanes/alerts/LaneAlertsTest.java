@@ -9,7 +9,6 @@ import dev.lanes.LaneRejectedException;
 import dev.lanes.Lanes;
 import dev.lanes.TaskOutcome;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,21 +39,6 @@ class LaneAlertsTest {
         .build();
   }
 
-  /** Holds the lane's only worker until {@code release}, and queues one task behind it. */
-  private static List<CompletableFuture<?>> block(Lane lane, CountDownLatch release)
-      throws InterruptedException {
-    CountDownLatch running = new CountDownLatch(1);
-    List<CompletableFuture<?>> tasks = new ArrayList<>();
-    tasks.add(lane.submit("hold", () -> {
-      running.countDown();
-      release.await();
-      return null;
-    }));
-    running.await();
-    tasks.add(lane.submit("behind", () -> "ran"));
-    return tasks;
-  }
-
   @Test
   void aSaturationEpisodeSendsExactlyOneWebhookWithTheFiguresAndTheStacksAndNoneInsideTheSilence()
       throws Exception {
@@ -67,7 +51,7 @@ class LaneAlertsTest {
       try (LaneAlerts alerts = LaneAlerts.builder().manualChecks().ticker(clock)
           .saturatedFor(SATURATED_FOR).silence(SILENCE).sink(webhook).build()) {
         alerts.watch(lane);
-        List<CompletableFuture<?>> tasks = block(lane, release);
+        List<CompletableFuture<?>> tasks = Overload.hold(lane, release, 1);
         await().until(() -> lane.health() == LaneHealth.SATURATED);
 
         alerts.check(); // the episode starts
@@ -96,7 +80,7 @@ class LaneAlertsTest {
         assertThat(body.get("figures").get("thresholdMs").asDouble()).isEqualTo(30_000.0);
         // The stacks of the lane's workers: the held worker, in this test's task, on the latch.
         String stacks = body.get("workerStacks").asString();
-        assertThat(stacks).contains("\"sat-1\"", "CountDownLatch.await", "LaneAlertsTest");
+        assertThat(stacks).contains("\"sat-1\"", "CountDownLatch.await", "Overload.lambda$hold");
         assertThat(body.get("text").asString())
             .contains("lane \"sat\" has been SATURATED for 30.00 s", "in flight 1 of concurrency 1",
                 "queued 1 of capacity 10", "oldest waiting: ", "sat-1");
@@ -111,7 +95,7 @@ class LaneAlertsTest {
         CompletableFuture.allOf(tasks.toArray(new CompletableFuture[0])).get();
         await().until(() -> lane.health() == LaneHealth.OK);
         alerts.check();
-        List<CompletableFuture<?>> tasks2 = block(lane, release2);
+        List<CompletableFuture<?>> tasks2 = Overload.hold(lane, release2, 1);
         await().until(() -> lane.health() == LaneHealth.SATURATED);
         alerts.check();
         clock.advance(SATURATED_FOR);
@@ -144,19 +128,6 @@ class LaneAlertsTest {
     assertThat(lane.stats().completed()).isEqualTo(4);
   }
 
-  /** A 1-thread lane of queue capacity 1 whose worker is held: every further task is refused. */
-  private static int refuse(Lane lane, int tries) {
-    int refused = 0;
-    for (int i = 0; i < tries; i++) {
-      try {
-        lane.execute(() -> {});
-      } catch (LaneRejectedException e) {
-        refused++;
-      }
-    }
-    return refused;
-  }
-
   @Test
   void aRejectionRateAboveTheThresholdAlertsWithEachReasonsRateAndAgainAfterTheSilence()
       throws Exception {
@@ -168,11 +139,11 @@ class LaneAlertsTest {
         .rejectionsPerSecond(1, WINDOW).silence(SILENCE).recoveryMessages().sink(sent::add)
         .build()) {
       alerts.watch(lane);
-      List<CompletableFuture<?>> held = block(lane, release); // worker held, queue full
-      assertThat(refuse(lane, 5)).isEqualTo(5);
+      List<CompletableFuture<?>> held = Overload.hold(lane, release, 1); // worker held, queue full
+      assertThat(Overload.refuse(lane, 5)).isEqualTo(5);
       alerts.check();
       assertThat(sent).as("5 in 10 s is 0.5/s").isEmpty();
-      assertThat(refuse(lane, 10)).isEqualTo(10);
+      assertThat(Overload.refuse(lane, 10)).isEqualTo(10);
       alerts.check();
       assertThat(sent).hasSize(1);
       Alert first = sent.get(0);
@@ -196,7 +167,7 @@ class LaneAlertsTest {
       assertThat(sent.get(1).workerStacks()).isEmpty();
 
       // An episode inside the silence window: not sent, counted; it ends without a message.
-      refuse(lane, 20);
+      Overload.refuse(lane, 20);
       alerts.check();
       clock.advance(WINDOW.plusSeconds(1));
       alerts.check();
@@ -207,7 +178,7 @@ class LaneAlertsTest {
       alerts.check();
       clock.advance(WINDOW); // checks a window apart: the rate is over the last window only
       alerts.check();
-      refuse(lane, 20);
+      Overload.refuse(lane, 20);
       alerts.check();
       assertThat(sent).hasSize(3);
       assertThat(sent.get(2).resolved()).isFalse();
@@ -232,7 +203,7 @@ class LaneAlertsTest {
     try (LaneAlerts alerts = LaneAlerts.builder().manualChecks().ticker(clock)
         .rejectionsPerSecond(0, WINDOW).sink(sent::add).build()) {
       alerts.watch(lane);
-      List<CompletableFuture<?>> held = block(lane, release);
+      List<CompletableFuture<?>> held = Overload.hold(lane, release, 1);
       // Once the queued task has stood longer than 1 ms for 1 ms, new tasks are shed.
       await().until(() -> {
         try {

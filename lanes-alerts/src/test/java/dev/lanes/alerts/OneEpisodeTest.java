@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lanes.Lane;
 import dev.lanes.LaneHealth;
-import dev.lanes.LaneRejectedException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,18 +34,6 @@ class OneEpisodeTest {
         .build();
   }
 
-  private static int refuse(Lane lane, int tries) {
-    int refused = 0;
-    for (int i = 0; i < tries; i++) {
-      try {
-        lane.execute(() -> {});
-      } catch (LaneRejectedException e) {
-        refused++;
-      }
-    }
-    return refused;
-  }
-
   @Test
   void anOverloadEpisodeSendsOneAlertOneLabelledFollowUpWhenItWorsensAndOneRecovery()
       throws Exception {
@@ -59,15 +45,7 @@ class OneEpisodeTest {
         .saturatedFor(SATURATED_FOR).rejectionsPerSecond(1, WINDOW).recoveryMessages()
         .sink(sent::add).build()) {
       alerts.watch(lane);
-      List<CompletableFuture<?>> tasks = new ArrayList<>();
-      CountDownLatch running = new CountDownLatch(1);
-      tasks.add(lane.submit(() -> {
-        running.countDown();
-        release.await();
-        return null;
-      }));
-      running.await();
-      tasks.add(lane.submit(() -> "behind"));
+      List<CompletableFuture<?>> tasks = Overload.hold(lane, release, 1);
       await().until(() -> lane.health() == LaneHealth.SATURATED);
       alerts.check(); // saturated: the episode starts
       clock.advance(SATURATED_FOR);
@@ -77,12 +55,12 @@ class OneEpisodeTest {
 
       tasks.add(lane.submit(() -> "fills"));
       tasks.add(lane.submit(() -> "the queue"));
-      assertThat(refuse(lane, 40)).isEqualTo(40); // queue full: refused, 40 in 31 s watched
+      assertThat(Overload.refuse(lane, 40)).isEqualTo(40); // queue full: refused, 40 in 31 s watched
       clock.advance(Duration.ofSeconds(1));
       alerts.check(); // worse: now refusing too
       clock.advance(Duration.ofSeconds(1));
       alerts.check();
-      assertThat(refuse(lane, 30)).isEqualTo(30);
+      assertThat(Overload.refuse(lane, 30)).isEqualTo(30);
       clock.advance(Duration.ofSeconds(1));
       alerts.check(); // still refusing, still saturated: nothing new
 
@@ -131,17 +109,10 @@ class OneEpisodeTest {
     try (LaneAlerts alerts = LaneAlerts.builder().manualChecks().ticker(clock)
         .rejectionsPerSecond(0, WINDOW).recoveryMessages().sink(sent::add).build()) {
       alerts.watch(lane);
-      CountDownLatch running = new CountDownLatch(1);
-      lane.submit(() -> {
-        running.countDown();
-        release.await();
-        return null;
-      });
-      running.await();
-      lane.submit(() -> "queued");
+      Overload.hold(lane, release, 1);
       // Refusals until the lane's own monitor has seen one in its window.
       await().until(() -> {
-        refuse(lane, 1);
+        Overload.refuse(lane, 1);
         return lane.health() == LaneHealth.REJECTING;
       });
       clock.advance(Duration.ofSeconds(1));
