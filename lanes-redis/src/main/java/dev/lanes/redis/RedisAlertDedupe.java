@@ -2,15 +2,9 @@ package dev.lanes.redis;
 
 import dev.lanes.alerts.AlertDedupe;
 import dev.lanes.alerts.AlertKind;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Objects;
@@ -43,24 +37,13 @@ public final class RedisAlertDedupe implements AlertDedupe, AutoCloseable {
 
   private final String uri;
   private final String instance;
-  private final ClientResources resources;
-  private final RedisClient client;
+  private final RedisClients redis;
   private StatefulRedisConnection<String, String> connection; // guarded by this
 
   private RedisAlertDedupe(String uri, Duration callTimeout) {
     this.uri = uri;
     this.instance = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID();
-    this.resources = ClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
-        .reconnectDelay(Delay.constant(Duration.ofMillis(100))).build();
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(callTimeout);
-    this.client = RedisClient.create(resources, redisUri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(callTimeout))
-        .socketOptions(SocketOptions.builder().connectTimeout(callTimeout).build())
-        .build());
+    this.redis = RedisClients.create(uri, callTimeout);
   }
 
   /**
@@ -102,7 +85,7 @@ public final class RedisAlertDedupe implements AlertDedupe, AutoCloseable {
 
   private synchronized StatefulRedisConnection<String, String> connection() {
     if (connection == null) {
-      connection = client.connect();
+      connection = redis.client().connect();
     }
     return connection;
   }
@@ -112,8 +95,7 @@ public final class RedisAlertDedupe implements AlertDedupe, AutoCloseable {
     if (connection != null) {
       connection.close();
     }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+    redis.close();
   }
 
   @Override

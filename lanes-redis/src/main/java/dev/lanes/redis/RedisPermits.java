@@ -1,17 +1,11 @@
 package dev.lanes.redis;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -22,7 +16,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The global permits of one shared cap, kept on Redis: three atomic Lua scripts (acquire, release,
@@ -70,8 +63,7 @@ public final class RedisPermits implements AutoCloseable, PermitStore {
   private final String[] keys;
   private final String channel;
   private final Duration callTimeout;
-  private final ClientResources resources;
-  private final RedisClient client;
+  private final RedisClients redis;
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> pubSub;
 
@@ -88,22 +80,7 @@ public final class RedisPermits implements AutoCloseable, PermitStore {
     this.keys = new String[] {prefix + "holders", prefix + "waiters", prefix + "waiter-expiry",
         prefix + "tickets", prefix + "settings", prefix + "settle"};
     this.channel = prefix + "granted";
-    // Two I/O threads (Lettuce's minimum) are plenty for a few calls per task; reconnect quickly (a fixed 100 ms) so that
-    // recovery after an outage is not delayed by Lettuce's default backoff of up to 30 s.
-    this.resources = ClientResources.builder()
-        .ioThreadPoolSize(2)
-        .computationThreadPoolSize(2)
-        .reconnectDelay(Delay.constant(Duration.ofMillis(100)))
-        .build();
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(callTimeout);
-    this.client = RedisClient.create(resources, redisUri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(callTimeout))
-        .socketOptions(SocketOptions.builder().connectTimeout(callTimeout).build())
-        .build());
+    this.redis = RedisClients.create(uri, callTimeout);
   }
 
   public String name() {
@@ -136,10 +113,10 @@ public final class RedisPermits implements AutoCloseable, PermitStore {
   @Override
   public synchronized void connect(java.util.function.Consumer<String> onGrant) {
     if (connection == null) {
-      connection = client.connect();
+      connection = redis.client().connect();
     }
     if (pubSub == null) {
-      StatefulRedisPubSubConnection<String, String> ps = client.connectPubSub();
+      StatefulRedisPubSubConnection<String, String> ps = redis.client().connectPubSub();
       ps.addListener(new RedisPubSubAdapter<>() {
         @Override
         public void message(String ch, String message) {
@@ -264,8 +241,7 @@ public final class RedisPermits implements AutoCloseable, PermitStore {
     if (connection != null) {
       connection.close();
     }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    redis.close();
   }
 
   private record Script(String source, String sha) {
