@@ -35,14 +35,14 @@ class LanesTelemetryOtlpTest {
 
   private static final Duration PATIENCE = Duration.ofSeconds(30);
   private static final long EXPORT_SECONDS = 30;
-  private static final int CONCURRENCY = 2;
-  private static final int CAPACITY = 3;
-  private static final int COMPLETING = 10;
-  private static final int FAILING = 3;
-  private static final int REFUSED = 2;
+  static final int CONCURRENCY = 2;
+  static final int CAPACITY = 3;
+  static final int COMPLETING = 10;
+  static final int FAILING = 3;
+  static final int REFUSED = 2;
 
   /** The convention's names, units and instrument kinds, from semantic-conventions#3970. */
-  private static final Map<String, String> CONVENTION_UNITS = Map.of(
+  static final Map<String, String> CONVENTION_UNITS = Map.of(
       "jvm.executor.thread.count", "{thread}",
       "jvm.executor.thread.max", "{thread}",
       "jvm.executor.queue.size", "{task}",
@@ -51,7 +51,7 @@ class LanesTelemetryOtlpTest {
       "jvm.executor.task.rejected", "{task}");
 
   /** What lanes publishes beside the convention: what the convention lacks. */
-  private static final Set<String> BESIDE_CONVENTION = Set.of(
+  static final Set<String> BESIDE_CONVENTION = Set.of(
       "lanes.task.wait", "lanes.task.run", "lanes.tasks", "lanes.queue.oldest",
       "lanes.saturated", "lanes.health", "lanes.saturated.time", "lanes.between.tasks.time");
 
@@ -257,7 +257,7 @@ class LanesTelemetryOtlpTest {
    * fills the lane: {@link #CONCURRENCY} tasks hold its threads until {@code release}, {@link
    * #CAPACITY} wait in its queue, and {@link #REFUSED} more are refused.
    */
-  private static void knownWorkload(Lane lane, CountDownLatch release) throws Exception {
+  static void knownWorkload(Lane lane, CountDownLatch release) throws Exception {
     // One at a time: the lane holds at most CONCURRENCY + CAPACITY unfinished tasks.
     for (int i = 0; i < COMPLETING; i++) {
       lane.submit(() -> {});
