@@ -92,13 +92,14 @@ class BookshopUnderAgentTest {
     // Every request counted once, per request (TomcatHooks), whatever the tasks were.
     assertThat(Long.parseLong(row.get("requests"))).as(tsv).isEqualTo(answers.size());
     // Tomcat's and Hikari's scheduled pools, idle on a machine the suite keeps busy: never
-    // SATURATED, and their tasks not yet due are scheduled, not queued.
-    Map<String, String> housekeeper = row(tsv, "HikariPool-1:housekeeper");
-    assertThat(Long.parseLong(housekeeper.get("scheduled"))).as(tsv).isPositive();
+    // SATURATED, and their tasks not yet due never counted as queued. (Whether the housekeeper's
+    // next run is still scheduled when the table is written depends on which shutdown hook runs
+    // first, Hikari's or the agent's; ScheduledAgentTest checks "scheduled" on a pool of its own.)
     for (String name : List.of("HikariPool-1:housekeeper", "Catalina-utility")) {
       assertThat(row(tsv, name).get("kind")).as(tsv).isEqualTo("SCHEDULED");
       assertThat(row(tsv, name).get("state")).as(tsv).isEqualTo("OK");
       assertThat(row(tsv, name).get("saturated_s")).as(tsv).isEqualTo("0.0");
+      assertThat(row(tsv, name).get("queued")).as(tsv).isEqualTo("0");
     }
   }
 
