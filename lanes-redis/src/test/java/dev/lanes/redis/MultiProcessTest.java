@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Separate JVMs sharing one cap on one redis-server, calling one {@link InFlightServer} that counts
- * the requests in flight: the cap holds across processes, and a killed process's permits come back.
+ * the requests in flight: the cap holds across processes, Redis grants every permit to the oldest
+ * waiter of any process, and a killed process's permits come back.
  */
 class MultiProcessTest {
 
@@ -30,6 +31,7 @@ class MultiProcessTest {
   RedisServerProcess redis;
   InFlightServer downstream;
   final List<WorkerProcess> workers = new ArrayList<>();
+  GrantWatch grants;
 
   @BeforeEach
   void start() {
@@ -39,6 +41,9 @@ class MultiProcessTest {
 
   @AfterEach
   void stop() throws InterruptedException {
+    if (grants != null) {
+      grants.stop();
+    }
     for (WorkerProcess w : workers) {
       w.close();
     }
@@ -87,6 +92,7 @@ class MultiProcessTest {
       w.awaitLine("READY", START);
     }
     downstream.resetPeak();
+    grants = GrantWatch.start(redis.uri(), "partner-api");
     workers.forEach(w -> w.send("GO"));
     downstream.startSampling(Duration.ofMillis(5));
     long served = 0;
@@ -94,23 +100,32 @@ class MultiProcessTest {
     for (WorkerProcess w : workers) {
       Map<String, String> r = fields(w.awaitLine("RESULT", START));
       downstream.stopSampling(); // at the first result: the others are about to wind down too
+      grants.stop();
       results.add(r);
       assertThat(w.awaitExit(START)).isZero();
       served += Long.parseLong(r.get("completed"));
     }
     System.out.printf("4 processes, cap %d: peak in flight at the downstream %d, mean %.1f (%.0f %% of"
-        + " the cap), served %d, per instance %s%n", cap, downstream.peak(),
-        downstream.meanInFlight(), 100 * downstream.meanInFlight() / cap, downstream.served(), results);
+        + " the cap), served %d, per instance %s; %s%n", cap, downstream.peak(),
+        downstream.meanInFlight(), 100 * downstream.meanInFlight() / cap, downstream.served(), results,
+        grants);
     // 0 overshoot: the peak is exact (counted on every arrival), not sampled. How close it came to the
     // cap depends on the machine's load, so it is printed above, not asserted.
     assertThat(downstream.peak()).isBetween(1, cap);
     for (Map<String, String> r : results) {
       assertThat(r.get("failed")).isEqualTo("0");
       assertThat(r.get("rejected")).isEqualTo("{}");
-      // Equal demand, oldest waiter first: each instance's share within ± 20 % of a quarter.
-      assertThat(Long.parseLong(r.get("completed")) / (double) served).isBetween(0.2, 0.3);
+      assertThat(Long.parseLong(r.get("completed"))).isPositive();
     }
     assertThat(served).isEqualTo(downstream.served()); // no task lost or counted twice
+    // Oldest waiter first, across processes, as Redis saw it. Each instance's share of the tasks is
+    // printed, not asserted: beside a busy machine a starved JVM asks less often, so equal demand (and
+    // with it equal shares) is not the test's to promise; the order of grants holds under any load.
+    for (WorkerProcess w : workers) {
+      assertThat(grants.grantsTo(w.pid() + "@")).as("grants seen for %s", w.pid()).isPositive();
+    }
+    assertThat(grants.passedOver()).as("grants to a younger waiter while an older one waited: %s",
+        grants).isEmpty();
   }
 
   @Test
