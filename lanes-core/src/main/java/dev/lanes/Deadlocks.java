@@ -1,6 +1,7 @@
 package dev.lanes;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -65,37 +66,43 @@ import java.util.concurrent.CompletableFuture;
 final class Deadlocks {
   private Deadlocks() {}
 
-  /** A lane as the analysis reads it (its health monitor makes one). */
-  record Watched(LaneContext ctx, WorkerPool pool, LaneBooks books) {
-    String name() {
-      return ctx.name;
-    }
+  /**
+   * A lane as the analysis reads it; its health monitor implements it over the lane's parts. The
+   * reads are racy (see "No free capacity, read safely" in the class comment).
+   */
+  interface Watched {
+    String name();
 
     /** The lane as its tasks' futures name it. */
-    LaneFuture.Home home() {
-      return ctx.home;
-    }
+    LaneFuture.Home home();
 
-    boolean stoppedOrTerminated() {
-      return ctx.runState() >= RunState.STOP;
-    }
+    boolean stoppedOrTerminated();
 
-    int queuedCount() {
-      return books.queuedCount();
-    }
+    int queuedCount();
 
-    HealthSettings.DeadlockAction policy() {
-      return ctx.settings.get().health.deadlockAction();
-    }
+    HealthSettings.DeadlockAction policy();
 
     /** The envelopes queued now (a racy scan). */
-    List<LaneFuture<?>> queuedEnvelopes() {
-      return books.queuedEnvelopes();
-    }
+    List<LaneFuture<?>> queuedEnvelopes();
+
+    /** No worker or permit is free to start a queued task. */
+    boolean noFreeCapacity();
+
+    /** Tasks that may run at once. */
+    int concurrency();
+
+    /** Permits in use (virtual lane) or core workers (platform lane). */
+    int capacityInUse();
+
+    /** Workers whose thread was started and has not exited (the count). */
+    int liveWorkers();
+
+    /** The same workers (a concurrent set; may miss one being added or removed). */
+    Collection<PoolWorker> workers();
   }
 
   /** One worker's proven wait: the queued task it waits on, and how that was seen. */
-  record Wait(WorkerPool.Member worker, LaneFuture<?> awaited, boolean viaLanesFuture) {}
+  record Wait(PoolWorker worker, LaneFuture<?> awaited, boolean viaLanesFuture) {}
 
   /**
    * A lane suspected (not proven) to be in a starvation deadlock through JDK futures: {@code
@@ -103,7 +110,7 @@ final class Deadlocks {
    * futures of tasks queued here, {@code asyncQueued} {@code runAsync}/{@code supplyAsync} tasks
    * queued. {@code signature} changes whenever a worker moves on to another task.
    */
-  record Suspicion(Watched lane, List<WorkerPool.Member> workers, int futureWaiters, int lanesWaiters,
+  record Suspicion(Watched lane, List<PoolWorker> workers, int futureWaiters, int lanesWaiters,
       int asyncQueued, long signature) {}
 
   /** What one analysis found: the proven cycles (or null) and the suspected lanes. */
@@ -144,14 +151,14 @@ final class Deadlocks {
   static Analysis analyse(List<Watched> lanes) {
     // Lanes that could be stuck: no free capacity, a worker at all, and every worker blocked.
     Set<Watched> stuck = new LinkedHashSet<>();
-    Map<Watched, List<WorkerPool.Member>> workersOf = new HashMap<>();
+    Map<Watched, List<PoolWorker>> workersOf = new HashMap<>();
     Map<LaneFuture.Home, Watched> byHome = new IdentityHashMap<>();
     for (Watched l : lanes) {
       byHome.put(l.home(), l);
-      if (l.stoppedOrTerminated() || !l.pool().noFreeCapacity()) {
+      if (l.stoppedOrTerminated() || !l.noFreeCapacity()) {
         continue;
       }
-      List<WorkerPool.Member> live = everyWorkerBlocked(l);
+      List<PoolWorker> live = everyWorkerBlocked(l);
       if (live != null) {
         stuck.add(l);
         workersOf.put(l, live);
@@ -179,7 +186,7 @@ final class Deadlocks {
     Map<Watched, List<Wait>> waits = new LinkedHashMap<>();
     for (Watched l : stuck) {
       List<Wait> ws = new ArrayList<>();
-      for (WorkerPool.Member w : workersOf.get(l)) {
+      for (PoolWorker w : workersOf.get(l)) {
         LaneFuture<?> e = registeredWait(w);
         boolean viaLanes = e != null;
         if (e == null) {
@@ -225,32 +232,26 @@ final class Deadlocks {
    * The lane's workers if every worker that holds its capacity is in the set and blocked (see
    * "No free capacity, read safely" in the class comment), else null.
    */
-  private static List<WorkerPool.Member> everyWorkerBlocked(Watched l) {
-    WorkerPool p = l.pool();
-    int live = p.liveWorkers.get();
-    int held = capacityInUse(l);
-    if (held < l.pool().concurrency() || live == 0) {
+  private static List<PoolWorker> everyWorkerBlocked(Watched l) {
+    int live = l.liveWorkers();
+    int held = l.capacityInUse();
+    if (held < l.concurrency() || live == 0) {
       return null;
     }
-    List<WorkerPool.Member> seen = new ArrayList<>(p.workers);
-    if (p.liveWorkers.get() != live || capacityInUse(l) != held || seen.size() != live) {
+    List<PoolWorker> seen = new ArrayList<>(l.workers());
+    if (l.liveWorkers() != live || l.capacityInUse() != held || seen.size() != live) {
       return null; // a worker is starting or leaving: look again next time
     }
     int holders = 0;
-    for (WorkerPool.Member w : seen) {
+    for (PoolWorker w : seen) {
       if (!(w.entered() && (registeredWait(w) != null || parked(w)))) {
         return null;
       }
-      if (w.kind() != WorkerPool.Kind.COMPENSATION) {
+      if (w.kind() != PoolWorker.Kind.COMPENSATION) {
         holders++;
       }
     }
     return holders == held ? seen : null;
-  }
-
-  /** Permits in use (virtual lane) or core workers (platform lane). */
-  private static int capacityInUse(Watched l) {
-    return l.ctx().elastic ? l.pool().permits.held() : l.pool().coreWorkers.get();
   }
 
   /**
@@ -258,12 +259,12 @@ final class Deadlocks {
    * JDK's futures are closed to it): suspected if the evidence described under "Suspicion" in the
    * class comment is there, else null.
    */
-  private static Suspicion suspect(Watched l, List<WorkerPool.Member> workers) {
+  private static Suspicion suspect(Watched l, List<PoolWorker> workers) {
     List<Long> since = new ArrayList<>(); // when each CompletableFuture waiter's task was accepted
-    List<WorkerPool.Member> cfWaiters = new ArrayList<>();
+    List<PoolWorker> cfWaiters = new ArrayList<>();
     int lanesWaiters = 0;
     long signature = 17;
-    for (WorkerPool.Member w : workers) {
+    for (PoolWorker w : workers) {
       LaneFuture<?> e = registeredWait(w);
       LaneFuture<?> running = w.current();
       if (running != null) {
@@ -303,7 +304,7 @@ final class Deadlocks {
         }
       }
     }
-    for (WorkerPool.Member w : cfWaiters) {
+    for (PoolWorker w : cfWaiters) {
       if (!submitters.contains(w)) {
         return null;
       }
@@ -312,7 +313,7 @@ final class Deadlocks {
   }
 
   /** The queued task a worker registered an untimed wait on, or null. */
-  private static LaneFuture<?> registeredWait(WorkerPool.Member w) {
+  private static LaneFuture<?> registeredWait(PoolWorker w) {
     LaneFuture<?> f = w.waitingOn();
     if (f == null || w.waitTimed() || f.isDone()) {
       return null;
@@ -328,7 +329,7 @@ final class Deadlocks {
   }
 
   /** Parked untimed inside a task (a worker idle in its lane's ring waits for work, not a task). */
-  private static boolean parked(WorkerPool.Member w) {
+  private static boolean parked(PoolWorker w) {
     Thread t = w.thread();
     return t != null && !w.idle() && t.getState() == Thread.State.WAITING;
   }
@@ -345,7 +346,7 @@ final class Deadlocks {
 
   static String describe(Suspicion s) {
     StringBuilder frames = new StringBuilder();
-    for (WorkerPool.Member w : s.workers()) {
+    for (PoolWorker w : s.workers()) {
       appendFrames(frames, w, registeredWait(w) != null ? "waits (lanes future) on "
           + registeredWait(w) : "waits on a CompletableFuture");
     }
@@ -362,7 +363,7 @@ final class Deadlocks {
         l.policy(), frames);
   }
 
-  private static void appendFrames(StringBuilder frames, WorkerPool.Member w, String what) {
+  private static void appendFrames(StringBuilder frames, PoolWorker w, String what) {
     Thread t = w.thread();
     if (t == null) {
       return;

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -160,7 +161,7 @@ final class HealthMonitor {
     this.ctx = ctx;
     this.books = books;
     this.pool = pool;
-    this.watched = new Deadlocks.Watched(ctx, pool, books);
+    this.watched = new WatchedLane(ctx, pool, books);
     this.registration = new WeakReference<>(this);
     long now = ctx.ticker.read();
     this.stateSince = now;
@@ -950,5 +951,64 @@ final class HealthMonitor {
 
   HealthSettings.DeadlockAction policy() {
     return config().deadlockAction();
+  }
+
+  /** The lane as the deadlock analysis reads it, over its parts. */
+  private record WatchedLane(LaneContext ctx, WorkerPool pool, LaneBooks books)
+      implements Deadlocks.Watched {
+    @Override
+    public String name() {
+      return ctx.name;
+    }
+
+    @Override
+    public LaneFuture.Home home() {
+      return ctx.home;
+    }
+
+    @Override
+    public boolean stoppedOrTerminated() {
+      return ctx.runState() >= RunState.STOP;
+    }
+
+    @Override
+    public int queuedCount() {
+      return books.queuedCount();
+    }
+
+    @Override
+    public HealthSettings.DeadlockAction policy() {
+      return ctx.settings.get().health.deadlockAction();
+    }
+
+    @Override
+    public List<LaneFuture<?>> queuedEnvelopes() {
+      return books.queuedEnvelopes();
+    }
+
+    @Override
+    public boolean noFreeCapacity() {
+      return pool.noFreeCapacity();
+    }
+
+    @Override
+    public int concurrency() {
+      return pool.concurrency();
+    }
+
+    @Override
+    public int capacityInUse() {
+      return pool.capacityInUse();
+    }
+
+    @Override
+    public int liveWorkers() {
+      return pool.liveWorkers.get();
+    }
+
+    @Override
+    public Collection<PoolWorker> workers() {
+      return pool.workers;
+    }
   }
 }

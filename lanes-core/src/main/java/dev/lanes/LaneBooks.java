@@ -29,17 +29,19 @@ import java.util.function.Consumer;
  * <p><b>Failure model.</b> A listener that throws is logged and the next one still runs; an
  * exception handler that throws is logged; neither changes a count.
  */
-final class LaneBooks {
+final class LaneBooks implements PoolBooks {
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
   private final LaneContext ctx;
+  /** Slots go back here as tasks end. */
+  private final Admission admission;
   private final Thread.UncaughtExceptionHandler exceptionHandler;
 
   /**
    * Entries in the ring whose task left it another way (cancelled, claimed, taken by a
    * compensation thread), dropped by whoever takes them.
    */
-  final AtomicInteger deadEntries = new AtomicInteger();
+  private final AtomicInteger deadEntries = new AtomicInteger();
   /** Tasks run by their caller (caller-runs policy). */
   final LongAdder callerRan = new LongAdder();
   /** Tasks a caller runs now (caller-runs policy). */
@@ -52,7 +54,7 @@ final class LaneBooks {
   /** Accepted tasks ended without running, by reason (discarded, shed late, deadlock, ...). */
   final EnumMap<TaskOutcome, LongAdder> rejected = new EnumMap<>(TaskOutcome.class);
   /** Entries appended a second time (a compensation thread's give-back). */
-  final LongAdder reappended = new LongAdder();
+  private final LongAdder reappended = new LongAdder();
   final LongAdder cancelledWhileQueued = new LongAdder();
   final LongAdder returned = new LongAdder();
   /** Tasks failed without running to an end on a worker: a worker that died under them. */
@@ -143,8 +145,10 @@ final class LaneBooks {
   private final java.util.concurrent.locks.ReentrantLock orphansLock =
       new java.util.concurrent.locks.ReentrantLock();
 
-  LaneBooks(LaneContext ctx, Thread.UncaughtExceptionHandler exceptionHandler) {
+  LaneBooks(LaneContext ctx, Admission admission,
+      Thread.UncaughtExceptionHandler exceptionHandler) {
     this.ctx = ctx;
+    this.admission = admission;
     this.drops = new DropLog(ctx.name, ctx.ticker);
     this.exceptionHandler = exceptionHandler;
     for (TaskOutcome o : TaskOutcome.values()) {
@@ -155,10 +159,21 @@ final class LaneBooks {
     }
   }
 
+  @Override
+  public void entryLeftDead() {
+    deadEntries.incrementAndGet();
+  }
+
+  @Override
+  public void reappended() {
+    reappended.increment();
+  }
+
   // ---------------------------------------------------------------- ending paths
 
   /** An accepted task that will never run ends (see {@link #endQueued}): slot back, future ended. */
-  void endUnrun(LaneFuture<?> t, TaskOutcome outcome) {
+  @Override
+  public void endUnrun(LaneFuture<?> t, TaskOutcome outcome) {
     endQueued(t, outcome, true, true);
   }
 
@@ -267,11 +282,11 @@ final class LaneBooks {
    * room is told.
    */
   void releaseSlot(TimingBook.Tally own) {
-    ctx.admission.release(own);
+    admission.release(own);
     if (ctx.runState() >= RunState.SHUTDOWN) {
       ctx.upcalls.tryTerminate(); // perhaps the last accepted task of a shutting-down lane ended
     }
-    ctx.admission.signalRoom();
+    admission.signalRoom();
   }
 
   /**
@@ -279,7 +294,8 @@ final class LaneBooks {
    * envelope if its task was still queued (null, and a dead entry dropped, if not), or a new one
    * for a plain entry (slow paths only; workers use their scratch envelope).
    */
-  LaneFuture<?> ownedEnvelope(Object x, Taken tk) {
+  @Override
+  public LaneFuture<?> ownedEnvelope(Object x, Taken tk) {
     if (x instanceof LaneFuture<?> e) {
       if (!e.tryTake()) {
         deadEntries.decrementAndGet();
@@ -377,7 +393,8 @@ final class LaneBooks {
    * them ({@link #sweepers}), so neither misses one. A give-back's entry has no submitter waiting;
    * it is ended here, like every envelope whose future tells.
    */
-  boolean endLateEntries(Object entry) {
+  @Override
+  public boolean endLateEntries(Object entry) {
     Taken tk = new Taken();
     boolean mine = false;
     // Entries put back at the head (a surplus worker's, discard-oldest's spared ones) were taken

@@ -4,10 +4,11 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * What a lane's parts share: its fixed settings, the settings a live change may replace, the run
- * state, and the parts every other part stands on (the ring, the timings, admission, the gate).
- * The parts above these — the books, the workers, the pool, the lifecycle, health — are given
- * to each part that uses them, in its constructor, and never through here; what a part must tell
- * the lane above it goes through {@link #upcalls}, so no part names the lane or a part above it.
+ * state, and the parts every other part stands on (the ring, the timings, the gate). The parts
+ * with verbs of their own (admission, the books, the workers, the pool, the lifecycle, health)
+ * are given to each part that uses them, in its constructor, and never through here; what a part
+ * must tell the lane above it goes through {@link #upcalls}, so no part names the lane or a part
+ * above it.
  *
  * <p><b>Concurrency design.</b> Every field is final and set in the constructor, which runs on
  * the thread building the lane before any worker starts (the threads a platform lane starts are
@@ -55,28 +56,26 @@ final class LaneContext {
   final TaskRing ring;
   /** Timings and outcomes of tasks that ran: single-writer tallies and their reader. */
   final TimingBook timings;
-  /** Accepted tasks not yet ended, against the admission limit; callers waiting for room. */
-  final Admission admission;
   /** The lane's gate, or null. */
   final LaneGate gate;
   /** The lane as its tasks' futures know it: their default executor, told of a cancel. */
   final LaneFuture.Home home;
   final Upcalls upcalls;
 
-  LaneContext(LaneSpec spec, long cpuSampleNanos, TaskRing ring, TimingBook timings,
-      double blockingTaskWc, LaneFuture.Home home, Upcalls upcalls) {
-    this.name = spec.name();
-    this.kind = spec.kind();
-    this.elastic = spec.kind() == LaneKind.VIRTUAL;
-    this.ticker = spec.ticker();
+  LaneContext(String name, LaneKind kind, Ticker ticker, ThreadFactory threadFactory,
+      LaneGate gate, Settings settings, long cpuSampleNanos, double blockingTaskWc, TaskRing ring,
+      TimingBook timings, LaneFuture.Home home, Upcalls upcalls) {
+    this.name = name;
+    this.kind = kind;
+    this.elastic = kind == LaneKind.VIRTUAL;
+    this.ticker = ticker;
     this.cpuSampleNanos = cpuSampleNanos;
     this.blockingTaskWc = blockingTaskWc;
-    this.threadFactory = spec.threadFactory();
-    this.settings = new Settings.Current(spec.settings());
+    this.threadFactory = threadFactory;
+    this.settings = new Settings.Current(settings);
     this.ring = ring;
     this.timings = timings;
-    this.admission = new Admission(timings);
-    this.gate = spec.gate();
+    this.gate = gate;
     this.home = home;
     this.upcalls = upcalls;
   }

@@ -66,7 +66,7 @@ import java.util.function.Consumer;
  *       {@link LaneFuture} out of QUEUED (a worker, a canceller, the deadlock breaker, a
  *       compensation thread) or, for a plain entry, to whoever takes it from the ring; that party
  *       counts it, so each task is counted exactly once. A task that left QUEUED while its entry
- *       is still in the ring leaves a dead entry, counted in {@link LaneBooks#deadEntries} (which
+ *       is still in the ring leaves a dead entry, counted in the books' dead entries (which
  *       may transiently be off by the kills in flight) and dropped by whoever takes it.
  *   <li><b>Lifecycle</b> {@link RunState} only moves forward: RUNNING → SHUTDOWN → STOP →
  *       TERMINATED. A submitter re-checks it after appending: after {@code shutdown} it makes sure
@@ -155,22 +155,22 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
     int queueCapacity = spec.settings().queueCapacity;
     // One tally per worker that may run at once (a thread beyond them records under a lock).
     int tallies = Math.min(MAX_TALLIES, Math.max(concurrency, 2 * cores()));
-    this.ctx = new LaneContext(spec,
+    this.ctx = new LaneContext(name, kind, ticker, spec.threadFactory(), gate, spec.settings(),
         CpuClock.isSupported() ? spec.cpuSampleNanos() : -1,
+        Math.max(LaneStats.BLOCKING_WC, 2.0 * concurrency / cores()),
         newRing(name, queueCapacity, queueCapacity + concurrency, !elastic,
             ringShards(concurrency, elastic, gate != null)),
         new TimingBook(tallies, spec.statsIntervalNanos(), createdNanos),
-        Math.max(LaneStats.BLOCKING_WC, 2.0 * concurrency / cores()),
         this, new Upcalls(this));
     this.runState = ctx.run;
     this.ring = ctx.ring;
-    this.admission = ctx.admission;
     this.timings = ctx.timings;
     // The parts, each given the ones below it; none runs before this constructor returns.
-    this.books = new LaneBooks(ctx, spec.exceptionHandler());
-    this.pool = new WorkerPool(ctx, books, (p, k) -> new Worker(ctx, books, p, k));
+    this.admission = new Admission(timings);
+    this.books = new LaneBooks(ctx, admission, spec.exceptionHandler());
+    this.pool = new WorkerPool(ctx, books, (p, k) -> new Worker(ctx, books, admission, p, k));
     this.health = new HealthMonitor(ctx, books, pool);
-    this.lifecycle = new Lifecycle(ctx, books, pool, health::unregister);
+    this.lifecycle = new Lifecycle(ctx, books, admission, pool, health::unregister);
     if (!elastic) {
       for (int i = 0; i < concurrency; i++) {
         if (!pool.startCoreWorker()) {
@@ -635,7 +635,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
         }
         t.number(-outsideRing.incrementAndGet()); // numbered apart: -1, -2, ...
         books.callerRan.increment(); // submitted: before it can start
-        Worker.runTask(new Worker.TaskRun(ctx, books, pool, null), t, -1);
+        Worker.runTask(new Worker.TaskRun(ctx, books, admission, pool, null), t, -1);
         return false;
       }
       case BLOCK_CALLER -> {
@@ -876,7 +876,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
   public String workerStacks() {
     StringBuilder out = new StringBuilder();
     int shown = 0;
-    for (WorkerPool.Member w : pool.workers) {
+    for (PoolWorker w : pool.workers) {
       Thread t = w.thread();
       if (t == null) {
         continue;

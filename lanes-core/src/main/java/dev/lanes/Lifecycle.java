@@ -33,12 +33,15 @@ final class Lifecycle {
   private final LaneContext ctx;
   private final RunState run;
   private final LaneBooks books;
+  private final Admission admission;
   private final WorkerPool pool;
   /** The lane's last act, run once as it terminates, before its waiters wake. */
   private final Runnable onTerminated;
 
-  Lifecycle(LaneContext ctx, LaneBooks books, WorkerPool pool, Runnable onTerminated) {
+  Lifecycle(LaneContext ctx, LaneBooks books, Admission admission, WorkerPool pool,
+      Runnable onTerminated) {
     this.ctx = ctx;
+    this.admission = admission;
     this.run = ctx.run;
     this.books = books;
     this.pool = pool;
@@ -48,7 +51,7 @@ final class Lifecycle {
   /** {@code ExecutorService.shutdown()}: refuses new tasks, lets queued ones run, then ends. */
   void shutdown() {
     run.advanceTo(RunState.SHUTDOWN);
-    ctx.admission.wakeAllWaiting();
+    admission.wakeAllWaiting();
     pool.wakeAll(); // idle workers (and those at the gate) drain what is left and leave
     tryTerminate();
   }
@@ -62,7 +65,7 @@ final class Lifecycle {
    */
   List<Runnable> shutdownNow() {
     run.advanceTo(RunState.STOP);
-    ctx.admission.wakeAllWaiting();
+    admission.wakeAllWaiting();
     pool.interruptAll();
     pool.wakeAll();
     List<Runnable> never = new ArrayList<>();
@@ -119,7 +122,7 @@ final class Lifecycle {
     // between its admission and its append.
     run.terminateIf(() -> nobodyRuns()
         && (run.get() == RunState.STOP
-            || (!ctx.ring.hasClaimed() && ctx.admission.unfinished() == 0)), onTerminated);
+            || (!ctx.ring.hasClaimed() && admission.unfinished() == 0)), onTerminated);
   }
 
   /** No worker is alive, no virtual-lane permit held, no caller runs a task. */

@@ -59,7 +59,7 @@ import java.util.function.Consumer;
  * the health thread ({@link #entered} still false, thread terminated) and cleaned up the same way.
  * {@link #exited} makes that exit happen once.
  */
-final class Worker implements WorkerPool.Member {
+final class Worker implements PoolWorker {
   private static final VarHandle RUNNING_TASK;
   private static final VarHandle EXITED;
 
@@ -76,7 +76,7 @@ final class Worker implements WorkerPool.Member {
   /** The lane's books (null for a bare worker in the ring's tests, as {@code ctx}). */
   final LaneBooks books;
   final WorkerPool pool;
-  final WorkerPool.Kind kind;
+  final PoolWorker.Kind kind;
   /** This worker's own timing tally (single writer), or null to record under the shared lock. */
   TimingBook.Tally tally;
   volatile Thread thread;
@@ -155,14 +155,15 @@ final class Worker implements WorkerPool.Member {
   int gateFailures;
   long gateBackOffNanos;
 
-  Worker(LaneContext ctx, LaneBooks books, WorkerPool pool, WorkerPool.Kind kind) {
+  Worker(LaneContext ctx, LaneBooks books, Admission admission, WorkerPool pool,
+      PoolWorker.Kind kind) {
     this.ctx = ctx;
     this.books = books;
     this.pool = pool;
     this.kind = kind;
-    this.holdsPermit = kind == WorkerPool.Kind.ELASTIC;
+    this.holdsPermit = kind == PoolWorker.Kind.ELASTIC;
     this.scratch = LaneFuture.scratch(ctx == null ? null : ctx.home);
-    this.taskRun = new TaskRun(ctx, books, pool, this);
+    this.taskRun = new TaskRun(ctx, books, admission, pool, this);
     this.taken.home(ctx == null ? 0 : ctx.ring.nextHome());
     // (no lane at all: the ring's jcstress tests make bare workers to park in a ring)
     this.gateReady = ctx == null || ctx.gate == null ? null : new Runnable() {
@@ -401,7 +402,7 @@ final class Worker implements WorkerPool.Member {
   }
 
   @Override
-  public WorkerPool.Kind kind() {
+  public PoolWorker.Kind kind() {
     return kind;
   }
 
@@ -592,6 +593,8 @@ final class Worker implements WorkerPool.Member {
   abstract static class TaskRunFields extends TaskRunPadding {
     final LaneContext ctx;
     final LaneBooks books;
+    /** Told when a task starts (shedding's stretch of long waits). */
+    final Admission admission;
     final WorkerPool pool;
     /** The worker, or null on a caller (caller-runs). */
     final Worker w;
@@ -618,9 +621,11 @@ final class Worker implements WorkerPool.Member {
     Consumer<? super TaskRecord>[] listeners;
 
 
-    TaskRunFields(LaneContext ctx, LaneBooks books, WorkerPool pool, Worker w) {
+    TaskRunFields(LaneContext ctx, LaneBooks books, Admission admission, WorkerPool pool,
+        Worker w) {
       this.ctx = ctx;
       this.books = books;
+      this.admission = admission;
       this.pool = pool;
       this.w = w;
     }
@@ -637,8 +642,8 @@ final class Worker implements WorkerPool.Member {
     @SuppressWarnings("unused")
     private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 
-    TaskRun(LaneContext ctx, LaneBooks books, WorkerPool pool, Worker w) {
-      super(ctx, books, pool, w);
+    TaskRun(LaneContext ctx, LaneBooks books, Admission admission, WorkerPool pool, Worker w) {
+      super(ctx, books, admission, pool, w);
     }
 
     /** 1. Claim: the task's future says running, it is counted started, the worker is busy. */
@@ -678,7 +683,7 @@ final class Worker implements WorkerPool.Member {
       cpuStart = -1;
       if (timed == null) {
         start = startHint >= 0 ? Math.max(startHint, t.acceptedNanos) : ctx.ticker.read();
-        ctx.admission.started(start - t.acceptedNanos, ctx.settings);
+        admission.started(start - t.acceptedNanos, ctx.settings);
       }
       boolean sampleCpu = false;
       if (ctx.cpuSampleNanos == 0 || w == null) {
@@ -897,7 +902,7 @@ final class Worker implements WorkerPool.Member {
     w.pool.workers.remove(w);
     ctx.timings.release(w.tally);
     w.tally = null;
-    if (w.kind == WorkerPool.Kind.COMPENSATION) {
+    if (w.kind == PoolWorker.Kind.COMPENSATION) {
       w.pool.compensationWorkers.decrementAndGet();
       LaneFuture<?> never = w.assigned; // the thread died before it took its task
       if (never != null) {
@@ -909,7 +914,7 @@ final class Worker implements WorkerPool.Member {
       w.holdsPermit = false;
       w.pool.permits.release();
     }
-    if (w.kind == WorkerPool.Kind.CORE && !w.retired) {
+    if (w.kind == PoolWorker.Kind.CORE && !w.retired) {
       w.pool.coreWorkers.decrementAndGet();
     }
     LaneGate.Pass p = w.pass;

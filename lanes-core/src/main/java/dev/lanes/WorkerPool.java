@@ -39,63 +39,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class WorkerPool {
   private static final System.Logger LOG = System.getLogger("dev.lanes");
 
-  /** What a worker is to the pool (the pool never names the class that runs tasks). */
-  enum Kind {
-    /** A platform lane's thread, for the lane's life or until it retires. */
-    CORE,
-    /** A virtual lane's thread, holding a permit. */
-    ELASTIC,
-    /** An extra thread that runs one deadlocked task and ends. */
-    COMPENSATION
-  }
-
-  /** A worker as the pool and the deadlock analysis see it. */
-  interface Member extends Runnable, LaneFuture.WaitTracker.Waiter {
-    Kind kind();
-
-    /** The thread running it, or null before it is attached or has run. */
-    Thread thread();
-
-    void attach(Thread t);
-
-    /** A compensation worker's one task, claimed before its thread starts. */
-    void assign(LaneFuture<?> task);
-
-    /** Parked at the lane's gate now. */
-    boolean atGate();
-
-    /** Inside a task now. */
-    boolean isRunningTask();
-
-    /** The task it runs now, or null. */
-    LaneFuture<?> current();
-
-    /** Its thread has entered lanes' code. */
-    boolean entered();
-
-    /** Parked idle in the lane's ring, waiting for work. */
-    boolean idle();
-
-    void interruptNow();
-
-    /** Its thread died before it ran lanes' code (a thread factory's wrapper ended it). */
-    boolean diedBeforeRunning();
-
-    /** Runs the exit path of a worker whose thread died before it ran (see above). */
-    void exitDead();
-  }
-
   /** Makes a worker of a kind; the pool starts its thread. */
   interface Factory {
-    Member newWorker(WorkerPool pool, Kind kind);
+    PoolWorker newWorker(WorkerPool pool, PoolWorker.Kind kind);
   }
 
   private final LaneContext ctx;
-  private final LaneBooks books;
+  private final PoolBooks books;
   private final Factory factory;
 
   /** Every worker whose thread was started (or is about to be) and has not exited. */
-  final Set<Member> workers = ConcurrentHashMap.newKeySet();
+  final Set<PoolWorker> workers = ConcurrentHashMap.newKeySet();
   final AtomicInteger liveWorkers = new AtomicInteger();
   /** Permits held and their limit (virtual lanes; the limit follows the concurrency). */
   final Permits permits;
@@ -105,7 +59,7 @@ final class WorkerPool {
   /** When the COMPENSATE bound was last logged (health thread; a racy read is harmless). */
   private volatile long lastBoundWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
 
-  WorkerPool(LaneContext ctx, LaneBooks books, Factory factory) {
+  WorkerPool(LaneContext ctx, PoolBooks books, Factory factory) {
     this.ctx = ctx;
     this.books = books;
     this.factory = factory;
@@ -146,7 +100,7 @@ final class WorkerPool {
    */
   void dispatch() {
     while (ctx.runState() < RunState.STOP && permits.acquireForQueued(ctx.ring)) {
-      Member w = factory.newWorker(this, Kind.ELASTIC); // holds the permit just taken
+      PoolWorker w = factory.newWorker(this, PoolWorker.Kind.ELASTIC); // holds the permit just taken
       if (startWorker(w)) {
         continue;
       }
@@ -192,7 +146,7 @@ final class WorkerPool {
   /** Starts one more core worker of a platform lane; false if its thread could not start. */
   boolean startCoreWorker() {
     coreWorkers.incrementAndGet();
-    if (startWorker(factory.newWorker(this, Kind.CORE))) {
+    if (startWorker(factory.newWorker(this, PoolWorker.Kind.CORE))) {
       return true;
     }
     coreWorkers.decrementAndGet();
@@ -230,7 +184,7 @@ final class WorkerPool {
 
   // ---------------------------------------------------------------- workers
 
-  boolean startWorker(Member w) {
+  boolean startWorker(PoolWorker w) {
     liveWorkers.incrementAndGet();
     workers.add(w);
     Thread t;
@@ -273,8 +227,8 @@ final class WorkerPool {
       compensationWorkers.decrementAndGet(); // started or handled meanwhile
       return;
     }
-    books.deadEntries.incrementAndGet(); // its ring entry
-    Member w = factory.newWorker(this, Kind.COMPENSATION);
+    books.entryLeftDead(); // its ring entry
+    PoolWorker w = factory.newWorker(this, PoolWorker.Kind.COMPENSATION);
     w.assign(awaited);
     ThreadFactory f =
         ctx.elastic
@@ -304,12 +258,12 @@ final class WorkerPool {
   void giveBack(LaneFuture<?> e) {
     e.backToQueue();
     ctx.ring.append(e, e.acceptedNanos);
-    books.reappended.increment(); // after the append: see LaneBooks#enteredCount
+    books.reappended(); // after the append: see LaneBooks#enteredCount
     afterAppend(null); // nobody submitted it now: a lane that stopped ends it through its future
   }
 
   /** Starts a replacement for a worker that ended abruptly, while the lane still needs it. */
-  void replace(Member dead, Throwable abrupt) {
+  void replace(PoolWorker dead, Throwable abrupt) {
     Thread deadThread = dead.thread();
     try {
       LOG.log(System.Logger.Level.ERROR, "lane \"" + ctx.name + "\": worker "
@@ -319,19 +273,19 @@ final class WorkerPool {
       // a failing logger must not stop the replacement
     }
     int rs = ctx.runState();
-    if (dead.kind() == Kind.CORE
+    if (dead.kind() == PoolWorker.Kind.CORE
         && coreWorkers.get() < concurrency()
         && (rs == RunState.RUNNING
             || (rs == RunState.SHUTDOWN && ctx.ring.hasClaimed()))) {
       startCoreWorker();
-    } else if (dead.kind() == Kind.ELASTIC) {
+    } else if (dead.kind() == PoolWorker.Kind.ELASTIC) {
       dispatch();
     }
   }
 
   /** Cleans up workers whose thread died before it ran lanes' code (health thread). */
   void reapDeadWorkers() {
-    for (Member w : workers) {
+    for (PoolWorker w : workers) {
       if (w.diedBeforeRunning()) {
         w.exitDead();
       }
@@ -343,7 +297,7 @@ final class WorkerPool {
    * Worker}'s "The gate"). Called after the ring's epoch moved or the lane shut down.
    */
   void wakeGateWaiters() {
-    for (Member w : workers) {
+    for (PoolWorker w : workers) {
       if (w.atGate()) {
         java.util.concurrent.locks.LockSupport.unpark(w.thread());
       }
@@ -352,7 +306,7 @@ final class WorkerPool {
 
   /** Interrupts every worker (shutdownNow). */
   void interruptAll() {
-    for (Member w : workers) {
+    for (PoolWorker w : workers) {
       w.interruptNow();
     }
   }
@@ -360,12 +314,17 @@ final class WorkerPool {
   /** Workers inside a task now (a racy count of their busy flags). */
   int workersRunning() {
     int n = 0;
-    for (Member w : workers) {
+    for (PoolWorker w : workers) {
       if (w.isRunningTask()) {
         n++;
       }
     }
     return n;
+  }
+
+  /** Permits in use (virtual lane) or core workers (platform lane). */
+  int capacityInUse() {
+    return ctx.elastic ? permits.held() : coreWorkers.get();
   }
 
   /** No worker or permit is free to start a queued task. */

@@ -20,7 +20,7 @@ class CoreDrawingTest {
   /** Today's figures (DESIGN.md, "Measuring the core's shape"). */
   private static final class Ceiling {
     static final int ARROWS_BACK_UP = 2;
-    static final int FLOORS = 13;
+    static final int FLOORS = 10;
     static final int CIRCLES = 1;
     static final int LARGEST_CIRCLE = 3;
   }

@@ -51,6 +51,41 @@ class LaneContextTest {
         .contains(JavaModifier.FINAL));
   }
 
+  /** The parts with verbs of their own, above the context and the ring. */
+  private static final Set<Class<?>> PARTS = Set.of(LaneExecutor.class, HealthMonitor.class,
+      Worker.class, Lifecycle.class, WorkerPool.class, LaneBooks.class, LaneContext.class);
+
+  @Test
+  void theDeadlockAnalysisNamesNoPartOfALane() {
+    // It reads each lane as its own Deadlocks.Watched, which the health monitor implements.
+    assertThat(partsNamedBy(Deadlocks.class)).isEmpty();
+  }
+
+  @Test
+  void thePoolNamesTheBooksOnlyThroughItsPort() {
+    assertThat(partsNamedBy(WorkerPool.class)).containsExactly(LaneContext.class.getName());
+  }
+
+  /** The {@link #PARTS} that the file of {@code file} (nested classes included) depends on. */
+  private static Set<String> partsNamedBy(Class<?> file) {
+    Set<String> named = new TreeSet<>();
+    for (JavaClass c : CORE) {
+      if (!(c.getName().equals(file.getName()) || c.getName().startsWith(file.getName() + "$"))) {
+        continue;
+      }
+      for (Dependency d : c.getDirectDependenciesFromSelf()) {
+        for (Class<?> part : PARTS) {
+          String target = d.getTargetClass().getName();
+          if (part != file && (target.equals(part.getName())
+              || target.startsWith(part.getName() + "$"))) {
+            named.add(part.getName());
+          }
+        }
+      }
+    }
+    return named;
+  }
+
   private static Set<String> usersOfTheLane() {
     Set<String> users = new TreeSet<>();
     for (JavaClass c : CORE) {

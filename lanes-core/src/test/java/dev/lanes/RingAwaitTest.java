@@ -24,7 +24,7 @@ class RingAwaitTest {
   void aWorkerWaitsOutAClaimedEntryWithoutParkingAndTakesItOncePublished() throws Exception {
     TaskRing ring = new TaskRing(8);
     long position = ring.claimForTest();
-    Worker worker = new Worker(null, null, null, WorkerPool.Kind.CORE);
+    Worker worker = new Worker(null, null, null, null, PoolWorker.Kind.CORE);
     CompletableFuture<Boolean> returned = new CompletableFuture<>();
     Thread t = Thread.ofPlatform().name("ring-await-test").start(() -> {
       worker.thread = Thread.currentThread();
@@ -50,7 +50,7 @@ class RingAwaitTest {
   @Test
   void aWorkerThatFindsNothingClaimedStillParksAndIsWokenByTheProducer() throws Exception {
     TaskRing ring = new TaskRing(8);
-    Worker worker = new Worker(null, null, null, WorkerPool.Kind.CORE);
+    Worker worker = new Worker(null, null, null, null, PoolWorker.Kind.CORE);
     CompletableFuture<Boolean> returned = new CompletableFuture<>();
     Thread t = Thread.ofPlatform().name("ring-park-test").start(() -> {
       worker.thread = Thread.currentThread();

@@ -110,7 +110,7 @@ class RingWakeOrderTest {
     if (!rings.contains(ring)) {
       rings.add(ring);
     }
-    Worker w = new Worker(null, null, null, WorkerPool.Kind.CORE);
+    Worker w = new Worker(null, null, null, null, PoolWorker.Kind.CORE);
     Thread t = Thread.ofPlatform().name("wake-order-" + name).unstarted(() -> {
       w.thread = Thread.currentThread();
       ring.await(w.idler, timeoutNanos, ring.epoch());
