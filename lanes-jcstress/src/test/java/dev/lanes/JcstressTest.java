@@ -38,8 +38,12 @@ class JcstressTest {
       "GrowthStress", "TallySwapStress", "RestWakeStress.Append", "RestWakeStress.LongPark",
       "ShardedIdleWakeStress", "LateAppendStress", "PutBackStress");
 
+  /** The least time without new output that counts as a hang; see {@link #awaitWhileItProgresses}. */
+  private static final long LEAST_STALL_NANOS = TimeUnit.MINUTES.toNanos(5);
+
   @Test
-  @Timeout(value = 13, unit = TimeUnit.MINUTES)
+  // A last resort above the module's default; a hang is caught first by the output's stall.
+  @Timeout(value = 60, unit = TimeUnit.MINUTES)
   void noForbiddenOutcomeInTheLockFreeProtocols() throws Exception {
     Path work = Files.createDirectories(Path.of("target", "jcstress"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -53,16 +57,10 @@ class JcstressTest {
         .redirectErrorStream(true)
         .redirectOutput(work.resolve("output.txt").toFile())
         .start();
-    // The child writes to a file, so this wait is the bound (not a read that blocks until exit).
-    // Forks cost about 1.9 s each here, most of it the fork's start: see the class comment.
-    int minutes = SPLIT ? 11 : 6;
-    boolean finished = p.waitFor(minutes, TimeUnit.MINUTES);
-    if (!finished) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-    String out = Files.readString(work.resolve("output.txt"), StandardCharsets.UTF_8);
-    assertThat(finished).as("jcstress finished within %d minutes; its output:%n%s", minutes, out).isTrue();
+    Path output = work.resolve("output.txt");
+    String hang = awaitWhileItProgresses(p, output, LEAST_STALL_NANOS);
+    String out = Files.readString(output, StandardCharsets.UTF_8);
+    assertThat(hang).as("jcstress hung; its output:%n%s", out).isNull();
     String results = out.contains("RUN RESULTS:") ? out.substring(out.indexOf("RUN RESULTS:")) : out;
     System.out.println(results);
     for (String test : TESTS) {
@@ -75,6 +73,69 @@ class JcstressTest {
           .doesNotContain("Compilation: split");
     }
     assertThat(p.exitValue()).isZero();
+  }
+
+  @Test
+  void aChildThatStopsWritingIsDumpedAndKilled() throws Exception {
+    Path work = Files.createDirectories(Path.of("target", "stall"));
+    Path output = work.resolve("output.txt");
+    Process p = new ProcessBuilder("sh", "-c", "echo started; exec sleep 600")
+        .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    String hang = awaitWhileItProgresses(p, output, TimeUnit.SECONDS.toNanos(3));
+    assertThat(hang).startsWith("no output for ").contains("pid " + p.pid());
+    assertThat(p.waitFor(1, TimeUnit.MINUTES)).as("killed").isTrue();
+  }
+
+  /**
+   * Waits for the child to exit while its output grows (verbose jcstress writes a result every few
+   * forks; a fork takes about 1.9 s here when the machine is quiet, several times that beside a
+   * CPU hog). It hangs if no output came for ten times the longest gap seen so far, and at least
+   * {@code leastStallNanos}: then the child and its forks' threads are dumped, the processes
+   * killed, and the dump returned (null when it exited). Bounds follow the run, not the clock.
+   */
+  static String awaitWhileItProgresses(Process p, Path output, long leastStallNanos)
+      throws Exception {
+    long size = -1;
+    long grewAt = System.nanoTime();
+    long longestGap = 0;
+    while (!p.waitFor(2, TimeUnit.SECONDS)) {
+      long now = System.nanoTime();
+      long s = Files.exists(output) ? Files.size(output) : 0;
+      if (s != size) {
+        if (size >= 0) {
+          longestGap = Math.max(longestGap, now - grewAt);
+        }
+        size = s;
+        grewAt = now;
+      } else if (now - grewAt > Math.max(leastStallNanos, 10 * longestGap)) {
+        StringBuilder dump = new StringBuilder("no output for "
+            + TimeUnit.NANOSECONDS.toSeconds(now - grewAt) + " s (longest gap before: "
+            + TimeUnit.NANOSECONDS.toSeconds(longestGap) + " s); threads:\n");
+        List<ProcessHandle> all = new java.util.ArrayList<>(p.descendants().toList());
+        all.add(0, p.toHandle());
+        for (ProcessHandle h : all) {
+          dump.append(threadDump(h.pid()));
+        }
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        return dump.toString();
+      }
+    }
+    return null;
+  }
+
+  /** {@code jcmd <pid> Thread.print}, or why it could not be had. */
+  private static String threadDump(long pid) {
+    try {
+      String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+      Process d = new ProcessBuilder(jcmd, Long.toString(pid), "Thread.print")
+          .redirectErrorStream(true).start();
+      String text = new String(d.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      d.waitFor();
+      return "=== pid " + pid + " ===\n" + text;
+    } catch (Exception e) {
+      return "pid " + pid + ": no thread dump (" + e + ")\n";
+    }
   }
 
   /** The class path with absolute entries, since the child JVM runs in another directory. */
