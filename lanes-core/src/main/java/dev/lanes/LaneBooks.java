@@ -159,6 +159,11 @@ final class LaneBooks implements PoolBooks {
     }
   }
 
+  /** Dead entries still in the ring; may be off by the kills in flight (tests). */
+  int deadEntries() {
+    return deadEntries.get();
+  }
+
   @Override
   public void entryLeftDead() {
     deadEntries.incrementAndGet();

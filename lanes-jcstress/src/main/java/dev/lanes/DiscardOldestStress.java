@@ -78,7 +78,7 @@ public class DiscardOldestStress {
     // The test's worker holds the only permit (as a running elastic worker would): submissions
     // find no free permit and start no thread.
     lane.pool.permits.tryAcquire();
-    worker = new Worker(lane.ctx, lane.books, lane.pool, WorkerPool.Kind.ELASTIC);
+    worker = new Worker(lane.ctx, lane.books, lane.admission, lane.pool, PoolWorker.Kind.ELASTIC);
     worker.holdsPermit = true;
     worker.tally = lane.timings.claim();
     lane.onTask(r -> {
@@ -145,7 +145,7 @@ public class DiscardOldestStress {
     if (lane.admission.unfinished() != 0) {
       bugs |= 4;
     }
-    if (lane.books.deadEntries.get() != 0) {
+    if (lane.books.deadEntries() != 0) {
       bugs |= 8;
     }
     LaneStats s = lane.stats();

@@ -84,7 +84,7 @@ public class GateWakeStress {
       // What WorkerPool.dispatch/startWorker do for an elastic worker, less starting a thread:
       // the actor's thread runs it. Done before the submission, so the lane starts none.
       lane.pool.permits.tryAcquire();
-      worker = new Worker(lane.ctx, lane.books, lane.pool, WorkerPool.Kind.ELASTIC);
+      worker = new Worker(lane.ctx, lane.books, lane.admission, lane.pool, PoolWorker.Kind.ELASTIC);
       worker.holdsPermit = true;
       lane.pool.liveWorkers.incrementAndGet();
       lane.pool.workers.add(worker);

@@ -22,7 +22,7 @@ import org.openjdk.jcstress.annotations.State;
 @State
 public class IdleWakeStress {
   private final TaskRing ring = new TaskRing(4);
-  private final Worker worker = new Worker(null, null, null, WorkerPool.Kind.CORE);
+  private final Worker worker = new Worker(null, null, null, null, PoolWorker.Kind.CORE);
 
   @Actor
   public void worker() {

@@ -96,7 +96,7 @@ public class OverflowStress {
   @State
   public static class IdleWake {
     private final TaskRing ring = new TaskRing(2);
-    private final Worker worker = new Worker(null, null, null, WorkerPool.Kind.CORE);
+    private final Worker worker = new Worker(null, null, null, null, PoolWorker.Kind.CORE);
 
     @Actor
     public void worker() {

@@ -56,7 +56,7 @@ public class PutBackStress {
     lane = (LaneExecutor) Lane.virtual("put-back", 1).queueCapacity(4).build();
     lane.health.unregister(); // nothing here needs the health thread
     lane.pool.permits.tryAcquire(); // the test's worker holds the only permit
-    worker = new Worker(lane.ctx, lane.books, lane.pool, WorkerPool.Kind.ELASTIC);
+    worker = new Worker(lane.ctx, lane.books, lane.admission, lane.pool, PoolWorker.Kind.ELASTIC);
     worker.holdsPermit = true;
     if (submitted == 1) {
       future = lane.submit(() -> { });

@@ -23,7 +23,7 @@ import org.openjdk.jcstress.annotations.State;
 @State
 public class ShardedIdleWakeStress {
   private final TaskRing ring = new TaskRing(4, 4, false, 2);
-  private final Worker worker = new Worker(null, null, null, WorkerPool.Kind.CORE); // home shard 0
+  private final Worker worker = new Worker(null, null, null, null, PoolWorker.Kind.CORE); // home shard 0
 
   @Actor
   public void worker() {
