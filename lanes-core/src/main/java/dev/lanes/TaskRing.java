@@ -54,7 +54,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * InterruptedException}-free park, so a worker's wait ends by an unpark, a timeout, or a spurious
  * wake-up (re-checked).
  */
-final class TaskRing {
+final class TaskRing extends TaskRingIdleListEnd {
   /** Takes in a row from its home shard after which a worker looks at the others first. */
   static final int STREAK = 64;
 
@@ -584,13 +584,8 @@ final class TaskRing {
 
   private final ReentrantLock idleLock = new ReentrantLock();
 
-  /**
-   * The idle workers, oldest announcement first, linked both ways by their {@link Idler}s;
-   * guarded by idleLock.
-   */
-  private Idler idleOldest;
-
-  private Idler idleNewest;
+  // The idle list's two ends (idleOldest, idleNewest) are in TaskRingIdleList: written at every
+  // park and wake, they sit apart from the fields every append and poll reads (see LayoutTest).
 
   /**
    * Whether a producer wakes the worker idle longest for an entry alone in the ring (a platform
@@ -791,4 +786,29 @@ final class TaskRing {
   }
 
 
+}
+
+/** Padding before a {@link TaskRing}'s idle list: the header and the object before it. */
+abstract class TaskRingPadding {
+  @SuppressWarnings("unused")
+  private int q00; // fills the gap after the header, so the fields start after the padding
+  @SuppressWarnings("unused")
+  private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** A {@link TaskRing}'s idle list, between two paddings. */
+abstract class TaskRingIdleList extends TaskRingPadding {
+  /**
+   * The idle workers, oldest announcement first, linked both ways by their {@link TaskRing.Idler}s;
+   * guarded by the ring's idle lock.
+   */
+  TaskRing.Idler idleOldest;
+
+  TaskRing.Idler idleNewest;
+}
+
+/** Padding after a {@link TaskRing}'s idle list: the fields every append and poll reads. */
+abstract class TaskRingIdleListEnd extends TaskRingIdleList {
+  @SuppressWarnings("unused")
+  private long r00, r01, r02, r03, r04, r05, r06, r07, r08, r09, r10, r11, r12, r13, r14, r15;
 }

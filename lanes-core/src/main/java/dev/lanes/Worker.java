@@ -32,8 +32,10 @@ import java.util.function.Consumer;
  * <p><b>Concurrency design.</b> An idle worker parks in its lane's {@link TaskRing} (its {@link
  * TaskRing.Idler}, guarded by the ring's idle lock) and is woken by an unpark, never by an
  * interrupt, so nothing has to keep a shutdown's interrupt out of the next task. The fields a
- * worker writes on every task ({@code current}, the busy flag, its clocks, its scratch task and
- * {@code taken}) are its own, padded so that no other worker's writes share their cache line.
+ * worker writes on every task ({@code current}, the busy flag, its clocks, its pass, its wait) are
+ * its own, in {@link WorkerOwnFields} between two paddings, as are its {@link Taken}'s: no field
+ * another thread writes, no header and no neighbouring object shares their lines or the lines
+ * beside them (LayoutTest reads the layout the JVM made).
  * {@code waitingOn} (and {@code waitTimed}, written before it) is read by the deadlock detector
  * without locks (a racy but safe view: it only reads it).
  *
@@ -59,13 +61,14 @@ import java.util.function.Consumer;
  * the health thread ({@link #entered} still false, thread terminated) and cleaned up the same way.
  * {@link #exited} makes that exit happen once.
  */
-final class Worker implements PoolWorker {
+final class Worker extends WorkerOwnFieldsEnd implements PoolWorker {
   private static final VarHandle RUNNING_TASK;
   private static final VarHandle EXITED;
 
   static {
     try {
-      RUNNING_TASK = MethodHandles.lookup().findVarHandle(Worker.class, "runningTask", int.class);
+      RUNNING_TASK = MethodHandles.lookup()
+          .findVarHandle(WorkerOwnFields.class, "runningTask", int.class);
       EXITED = MethodHandles.lookup().findVarHandle(Worker.class, "exited", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
@@ -77,12 +80,7 @@ final class Worker implements PoolWorker {
   final LaneBooks books;
   final WorkerPool pool;
   final PoolWorker.Kind kind;
-  /** This worker's own timing tally (single writer), or null to record under the shared lock. */
-  TimingBook.Tally tally;
   volatile Thread thread;
-  volatile LaneFuture<?> waitingOn;
-  /** The wait on {@code waitingOn} has a timeout; written before {@code waitingOn}. */
-  boolean waitTimed;
 
   /** Set when the thread entered {@link #run()}. */
   volatile boolean entered;
@@ -90,15 +88,6 @@ final class Worker implements PoolWorker {
   /** Set (by CAS) by whoever runs this worker's exit path, once. */
   @SuppressWarnings("unused") // accessed through EXITED
   private volatile int exited;
-
-  /**
-   * An elastic worker holds a permit (from its start: the pool took it for it); touched only by
-   * its own thread (and its exit path).
-   */
-  boolean holdsPermit;
-
-  /** The task this worker runs now, for the exit path of a worker that dies inside it. */
-  LaneFuture<?> current;
 
   /** A compensation worker's one task (claimed from the queue before the thread started). */
   volatile LaneFuture<?> assigned;
@@ -119,41 +108,11 @@ final class Worker implements PoolWorker {
    */
   final LaneFuture<?> scratch;
 
-  /** 1 while this worker runs a task; written by the worker with release stores (no fence). */
-  @SuppressWarnings("unused") // accessed through RUNNING_TASK
-  private int runningTask;
-
-  /**
-   * Padding: a worker's fields are written on every task, so two workers' objects (and the
-   * scratch envelope allocated beside each) must not share a cache line.
-   */
-  @SuppressWarnings("unused")
-  private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
-
-  /** CPU reading at the end of the previous task (every-task timing), or -1. */
-  long lastCpu = -1;
-
-  /** On the lane's ticker, when this worker may next read its CPU time (time-bounded sampling). */
-  long nextCpuSampleAt;
-
-  /** A core worker that left because the lane's concurrency was lowered (already uncounted). */
-  boolean retired;
-
-  /** The gate's pass for the task this worker runs (gated lanes), or null; the worker's own. */
-  LaneGate.Pass pass;
-
   /** Set by {@link #gateReady}, cleared by the worker before it asks the gate. */
   volatile boolean gateOpened;
 
-  /** True while this worker parks at the gate; read by {@link WorkerPool#wakeGateWaiters}. */
-  volatile boolean atGate;
-
   /** Given to the gate as {@code ready} every time (null on a lane without a gate). */
   final Runnable gateReady;
-
-  /** Consecutive times the gate threw, and the wait before asking again; the worker's own. */
-  int gateFailures;
-  long gateBackOffNanos;
 
   Worker(LaneContext ctx, LaneBooks books, Admission admission, WorkerPool pool,
       PoolWorker.Kind kind) {
@@ -946,4 +905,68 @@ final class Worker implements PoolWorker {
       ForeignFutures.completeExceptionally(t.source, why);
     }
   }
+}
+
+/** Padding before a {@link Worker}'s own fields: its header and the object before it. */
+abstract class WorkerPadding {
+  @SuppressWarnings("unused")
+  private int q00; // fills the gap after the header, so the fields start after the padding
+  @SuppressWarnings("unused")
+  private long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/**
+ * The fields a {@link Worker} writes on every task (or wait, or visit to the gate), between two
+ * paddings: other threads only read them, and nothing another thread writes shares their lines
+ * (see LayoutTest).
+ */
+abstract class WorkerOwnFields extends WorkerPadding {
+  /** This worker's own timing tally (single writer), or null to record under the shared lock. */
+  TimingBook.Tally tally;
+
+  volatile LaneFuture<?> waitingOn;
+  /** The wait on {@code waitingOn} has a timeout; written before {@code waitingOn}. */
+  boolean waitTimed;
+
+  /**
+   * An elastic worker holds a permit (from its start: the pool took it for it); touched only by
+   * its own thread (and its exit path).
+   */
+  boolean holdsPermit;
+
+  /** The task this worker runs now, for the exit path of a worker that dies inside it. */
+  LaneFuture<?> current;
+
+  /** 1 while this worker runs a task; written by the worker with release stores (no fence). */
+  @SuppressWarnings("unused") // accessed through Worker.RUNNING_TASK
+  int runningTask;
+
+  /** CPU reading at the end of the previous task (every-task timing), or -1. */
+  long lastCpu = -1;
+
+  /** On the lane's ticker, when this worker may next read its CPU time (time-bounded sampling). */
+  long nextCpuSampleAt;
+
+  /** A core worker that left because the lane's concurrency was lowered (already uncounted). */
+  boolean retired;
+
+  /** The gate's pass for the task this worker runs (gated lanes), or null; the worker's own. */
+  LaneGate.Pass pass;
+
+  /** True while this worker parks at the gate; read by {@link WorkerPool#wakeGateWaiters}. */
+  volatile boolean atGate;
+
+  /** Consecutive times the gate threw, and the wait before asking again; the worker's own. */
+  int gateFailures;
+  long gateBackOffNanos;
+
+  // Fills the last gap before the padding, where the JVM would otherwise put a field of Worker's.
+  @SuppressWarnings("unused")
+  private int q01;
+}
+
+/** Padding after a {@link Worker}'s own fields: the rest of it is read or written by others. */
+abstract class WorkerOwnFieldsEnd extends WorkerOwnFields {
+  @SuppressWarnings("unused")
+  private long r00, r01, r02, r03, r04, r05, r06, r07, r08, r09, r10, r11, r12, r13, r14, r15;
 }
