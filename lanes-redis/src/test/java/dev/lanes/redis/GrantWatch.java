@@ -31,6 +31,7 @@ final class GrantWatch {
   private final List<String> passedOver = new ArrayList<>();
   private int looks;
   private int grants;
+  private int passedOverCount;
 
   private GrantWatch(String uri, String lane) {
     client = RedisClient.create(uri);
@@ -85,7 +86,7 @@ final class GrantWatch {
     }
     for (Map.Entry<String, Double> w : before.waiters.entrySet()) {
       boolean stillWaiting = w.getValue().equals(now.waiters.get(w.getKey()));
-      if (stillWaiting && w.getValue() < youngestGranted && passedOver.size() < 10) {
+      if (stillWaiting && w.getValue() < youngestGranted && passedOverCount++ < 10) {
         passedOver.add(granted + " (ticket " + youngestGranted + ") granted while " + w.getKey()
             + " (ticket " + w.getValue() + ") waited on");
       }
@@ -111,6 +112,7 @@ final class GrantWatch {
         .mapToInt(Map.Entry::getValue).sum();
   }
 
+  /** Up to ten examples of a waiter granted while an older one waited on (empty when none). */
   synchronized List<String> passedOver() {
     return List.copyOf(passedOver);
   }
@@ -118,6 +120,6 @@ final class GrantWatch {
   @Override
   public synchronized String toString() {
     return "grants seen at Redis " + grants + " in " + looks + " looks, by instance "
-        + grantsByInstance.values() + ", passed over " + passedOver.size();
+        + grantsByInstance.values() + ", passed over " + passedOverCount;
   }
 }
