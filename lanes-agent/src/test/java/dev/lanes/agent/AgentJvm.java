@@ -30,6 +30,43 @@ final class AgentJvm {
               + "\nstderr:\n" + err));
     }
 
+    /**
+     * The agent's figures for {@code pool} agree with what the app's tasks measured themselves (the
+     * app printed {@code wait_mean_ms}, {@code run_mean_ms} and {@code run_p50_ms}). The agent's
+     * stamps sit just outside the task's code, so its run of a task is the task's own plus the
+     * edges: microseconds, or a whole time slice when the thread was preempted there, which a busy
+     * machine does to a few tasks. So: the median run within 5 % (a few preempted edges do not
+     * move it); the mean run at least the task's own (less 1 % for the clocks); the mean wait and
+     * the mean wait + run within 5 % (what the edges move from the wait to the run stays in the
+     * sum).
+     */
+    void agreesWithTheTasksOwn(String pool) {
+      double appWait = printed("wait_mean_ms");
+      double appRun = printed("run_mean_ms");
+      double appRunMedian = printed("run_p50_ms");
+      org.assertj.core.api.Assertions.assertThat(number(pool, "run_p50_ms"))
+          .as("median run").isCloseTo(appRunMedian,
+              org.assertj.core.data.Offset.offset(appRunMedian * 0.05));
+      org.assertj.core.api.Assertions.assertThat(number(pool, "run_mean_ms"))
+          .as("mean run").isGreaterThanOrEqualTo(appRun * 0.99);
+      org.assertj.core.api.Assertions.assertThat(number(pool, "wait_mean_ms"))
+          .as("mean wait").isCloseTo(appWait, org.assertj.core.data.Offset.offset(appWait * 0.05));
+      double appTotal = appWait + appRun;
+      org.assertj.core.api.Assertions.assertThat(
+              number(pool, "wait_mean_ms") + number(pool, "run_mean_ms"))
+          .as("mean wait + run").isCloseTo(appTotal,
+              org.assertj.core.data.Offset.offset(appTotal * 0.05));
+    }
+
+    /** A figure the app printed as {@code name=value}. */
+    double printed(String name) {
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile(name + "=([0-9.]+)").matcher(out);
+      org.assertj.core.api.Assertions.assertThat(m.find())
+          .as("the app printed %s: %s", name, out).isTrue();
+      return Double.parseDouble(m.group(1));
+    }
+
     double number(String pool, String column) {
       return Double.parseDouble(pool(pool).get(column));
     }

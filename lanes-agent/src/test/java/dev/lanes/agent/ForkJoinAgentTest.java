@@ -44,10 +44,9 @@ class ForkJoinAgentTest {
     assertThat(r.number("fj-worker", "unknown_wait")).isZero();
     assertThat(r.number("fj-worker", "failed")).isEqualTo(1);
     assertThat(r.number("fj-worker", "rejected")).isEqualTo(1);
-    // Both measured in the same run: the agent's means within 5 % of the tasks' own (the failing
-    // task, one in 401, moves the agent's means by well under 1 %).
-    assertThat(r.number("fj-worker", "wait_mean_ms")).isCloseTo(appWait, within(appWait * 0.05));
-    assertThat(r.number("fj-worker", "run_mean_ms")).isCloseTo(appRun, within(appRun * 0.05));
+    // Both measured in the same run (the failing task, one in 401, moves the agent's figures by
+    // well under 1 %).
+    r.agreesWithTheTasksOwn("fj-worker");
     assertThat(appWait).isGreaterThan(10 * appRun); // 400 tasks on 2 threads: the wait dominates
   }
 

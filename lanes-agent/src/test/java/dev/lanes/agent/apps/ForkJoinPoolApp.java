@@ -24,14 +24,18 @@ public final class ForkJoinPoolApp {
     ForkJoinPool pool = new ForkJoinPool(2, named("fj-worker"), null, false);
     AtomicLong waitSum = new AtomicLong();
     AtomicLong runSum = new AtomicLong();
+    long[] runs = new long[TASKS]; // each task's own run (published by the latch)
     CountDownLatch done = new CountDownLatch(TASKS);
     for (int i = 0; i < TASKS; i++) {
       long submitted = System.nanoTime();
+      int index = i;
       Runnable task = () -> {
         long start = System.nanoTime();
         waitSum.addAndGet(start - submitted);
         LockSupport.parkNanos(TASK_NANOS);
-        runSum.addAndGet(System.nanoTime() - start);
+        long run = System.nanoTime() - start;
+        runs[index] = run;
+        runSum.addAndGet(run);
         done.countDown();
       };
       if (i % 2 == 0) {
@@ -59,6 +63,7 @@ public final class ForkJoinPoolApp {
     pool.awaitTermination(10, TimeUnit.SECONDS);
     System.out.printf("wait_mean_ms=%.4f%n", waitSum.get() / 1e6 / TASKS);
     System.out.printf("run_mean_ms=%.4f%n", runSum.get() / 1e6 / TASKS);
+    System.out.printf("run_p50_ms=%.4f%n", FixedPoolApp.median(runs) / 1e6);
     System.out.println("threads not mine: " + threadsNotMine("fj-worker-"));
   }
 
