@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * 2 threads, 400 tasks of 2 ms handed over at once: measures its own tasks' queue wait and run
- * time (stamps taken in the app itself) and prints the means and standard deviations, for the
- * agent's to be compared with.
+ * time (stamps taken in the app itself) and prints the means, standard deviations and the median
+ * run, for the agent's to be compared with.
  * A scheduled pool runs 20 tasks due 5 ms apart.
  */
 public final class FixedPoolApp {

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A fork-join pool of parallelism 2 given 400 tasks of 2 ms from outside (half {@code
  * execute(Runnable)}, half {@code submit(Callable)}): measures its own tasks' queue wait and run
- * time and prints the means, for the agent's to be compared with. Then one submitted task that
+ * time and prints the means and the median run, for the agent's to be compared with. Then one submitted task that
  * throws, and one submission after shutdown (refused).
  */
 public final class ForkJoinPoolApp {
