@@ -329,7 +329,37 @@ final class TaskRing extends TaskRingIdleListEnd {
         return r;
       }
     }
-    return pollShards(into);
+    return oldestOf(pollShards(into), into);
+  }
+
+  /**
+   * What a take from the shards ({@code x}, null if none) gives, if entries were put back while it
+   * looked: the oldest of them and {@code x}, {@code x} put back in its turn. A taker that checked
+   * the head while it was empty and then polled a shard may have passed entries moved to the head
+   * meanwhile ({@link #pollBehind} moves the oldest, spared for free workers, before it polls its
+   * victim); without this second look it would take a newer entry, or none, while the spared one
+   * waits for the next discard. The second look is one volatile read while nothing is put back.
+   */
+  private Object oldestOf(Object x, Taken into) {
+    if (!hasReturns()) {
+      return x;
+    }
+    returns.lock.lock();
+    try {
+      if (returns.list.isEmpty()
+          || (x != null && returns.list.get(0).stamp() - into.stamp >= 0)) {
+        return x;
+      }
+      if (x != null) {
+        insertReturned(x, into.stamp, into.position);
+      }
+      Returned r = returns.list.remove(0);
+      returns.count = returns.list.size();
+      into.entry(r.stamp(), r.position());
+      return r.item();
+    } finally {
+      returns.lock.unlock();
+    }
   }
 
   /** As {@link #poll}, from the shards only. */
@@ -363,15 +393,16 @@ final class TaskRing extends TaskRingIdleListEnd {
         return r;
       }
     }
-    return pollOldestBehindReturned(into);
+    return oldestOf(pollOldestBehindReturned(into), into);
   }
 
   /**
    * Takes the oldest entry behind the {@code spared} oldest ones, or returns null if there is none
    * behind them: the spared entries are moved to the head (as {@link #putBack} does) under the
-   * lock takers of put-back entries take, so no taker can pass one of them while it moves — a
-   * taker that finds the head moving waits for that lock. For discard-oldest, whose victim is
-   * never a task a free worker is about to take.
+   * lock takers of put-back entries take, so no taker can pass one of them while it moves: a
+   * taker that finds the head moving waits for that lock, and one that polled a shard meanwhile
+   * looks at the head again ({@link #oldestOf}). For discard-oldest, whose victim is never a task
+   * a free worker is about to take.
    */
   Object pollBehind(int spared, Taken into) {
     returns.lock.lock();

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>By default each test runs in four forks, its actors compiled alike in each: interpreted
  * ({@code -Xint}), by C1 only, by C2 only, and by C2 with its scheduling randomizers ({@code
- * -XX:+StressLCM} and the rest) — 100 forks for the 25 tests. {@code
+ * -XX:+StressLCM} and the rest) — 104 forks for the 26 tests. {@code
  * -Dlanes.jcstress.split=true} adds jcstress's split compilation, each actor of a test compiled its
  * own way (one interpreted while the other runs C2 code, and so on): about three times the forks,
  * too long for CI's budget beside the rest of the suite. A longer run still:
@@ -36,7 +36,7 @@ class JcstressTest {
       "OverflowStress.ThroughAFullArray", "OverflowStress.IdleWake", "BooksReadStress",
       "DiscardOldestStress", "GateWakeStress.Ready", "GateWakeStress.WakeAll",
       "GrowthStress", "TallySwapStress", "RestWakeStress.Append", "RestWakeStress.LongPark",
-      "ShardedIdleWakeStress", "LateAppendStress", "PutBackStress");
+      "ShardedIdleWakeStress", "LateAppendStress", "PutBackStress", "SparedEntryStress");
 
   /** The least time without new output that counts as a hang; see {@link #awaitWhileItProgresses}. */
   private static final long LEAST_STALL_NANOS = TimeUnit.MINUTES.toNanos(5);
