@@ -1,5 +1,6 @@
 package dev.lanes;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -475,6 +476,47 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
   public CompletableFuture<Void> submit(String label, Runnable task) {
     Objects.requireNonNull(task, "task");
     return submitFuture(label, new LaneFuture<Void>(this, task, null));
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submit(String label, Duration startWithin, Callable<T> task) {
+    Objects.requireNonNull(task, "task");
+    return submitWithDeadline(label, startWithin, new LaneFuture<T>(this, task));
+  }
+
+  @Override
+  public CompletableFuture<Void> submit(String label, Duration startWithin, Runnable task) {
+    Objects.requireNonNull(task, "task");
+    return submitWithDeadline(label, startWithin, new LaneFuture<Void>(this, task, null));
+  }
+
+  /** The longest wait to start a deadline says; a longer one is read as this. */
+  static final long MAX_START_WITHIN_NANOS = Duration.ofDays(36_525).toNanos(); // 100 years
+
+  /**
+   * Submits a future whose task must start within {@code startWithin} (see {@link
+   * Lane#submit(String, Duration, Callable)}): refused as EXPIRED if that is not positive; else
+   * accepted as any, and if it is queued then, a timer expires it at its deadline.
+   */
+  private <T> LaneFuture<T> submitWithDeadline(String label, Duration startWithin,
+      LaneFuture<T> future) {
+    Objects.requireNonNull(label, "label");
+    Objects.requireNonNull(startWithin, "startWithin");
+    long within = startWithin.isNegative() ? 0
+        : startWithin.compareTo(Duration.ofNanos(MAX_START_WITHIN_NANOS)) > 0
+            ? MAX_START_WITHIN_NANOS : startWithin.toNanos();
+    future.deadline = new LaneFuture.Deadline(ticker.read() + within, within);
+    if (within <= 0) {
+      future.label = label;
+      reject(future, TaskOutcome.EXPIRED);
+    }
+    accept(label, future, future, null);
+    if (future.taskState() == LaneFuture.QUEUED) { // not run by its caller
+      // what is left (a caller that blocked for room used some of it)
+      long left = Math.max(0, future.deadline.dueNanos - ticker.read());
+      future.armTimer(LaneStage.schedule(() -> books.expireQueued(future), left));
+    }
+    return future;
   }
 
   private <T> LaneFuture<T> submitFuture(String label, LaneFuture<T> future) {

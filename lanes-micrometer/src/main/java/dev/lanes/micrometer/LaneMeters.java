@@ -74,7 +74,8 @@ final class LaneMeters {
           FunctionCounter.builder("lanes.tasks", cache, outcomeCount(o))
               .description("Tasks that ended, by outcome (completed, failed, cancelled, returned,"
                   + " or the reason it was refused or dropped: queue_full, block_timeout,"
-                  + " shutdown, discarded_oldest, thread_start_failed, deadlock, shed, gate_refused)")
+                  + " shutdown, discarded_oldest, thread_start_failed, deadlock, shed, gate_refused,"
+                  + " expired)")
               .baseUnit(BaseUnits.TASKS)
               .tags(tags)
               .tag("outcome", o.tag())

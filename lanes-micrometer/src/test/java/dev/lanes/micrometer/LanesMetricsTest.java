@@ -86,7 +86,7 @@ class LanesMetricsTest {
               .functionCounters())
           .extracting(c -> c.getId().getTag("outcome"))
           .containsExactlyInAnyOrder("queue_full", "block_timeout", "shutdown", "discarded_oldest",
-              "thread_start_failed", "deadlock", "shed", "gate_refused");
+              "thread_start_failed", "deadlock", "shed", "gate_refused", "expired");
     }
   }
 
