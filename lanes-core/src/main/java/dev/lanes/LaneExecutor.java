@@ -490,32 +490,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
     return submitWithDeadline(label, startWithin, new LaneFuture<Void>(this, task, null));
   }
 
-  /** The longest wait to start a deadline says; a longer one is read as this. */
-  static final long MAX_START_WITHIN_NANOS = Duration.ofDays(36_525).toNanos(); // 100 years
-
   /**
    * Submits a future whose task must start within {@code startWithin} (see {@link
-   * Lane#submit(String, Duration, Callable)}): refused as EXPIRED if that is not positive; else
-   * accepted as any, and if it is queued then, a timer expires it at its deadline.
+   * Lane#submit(String, Duration, Callable)}); {@link #accept} refuses it as EXPIRED if that is
+   * not positive, and sets the timer.
    */
   private <T> LaneFuture<T> submitWithDeadline(String label, Duration startWithin,
       LaneFuture<T> future) {
     Objects.requireNonNull(label, "label");
-    Objects.requireNonNull(startWithin, "startWithin");
-    long within = startWithin.isNegative() ? 0
-        : startWithin.compareTo(Duration.ofNanos(MAX_START_WITHIN_NANOS)) > 0
-            ? MAX_START_WITHIN_NANOS : startWithin.toNanos();
+    long within = TaskDeadline.clamp(Objects.requireNonNull(startWithin, "startWithin"));
     future.deadline = new LaneFuture.Deadline(ticker.read() + within, within);
-    if (within <= 0) {
-      future.label = label;
-      reject(future, TaskOutcome.EXPIRED);
-    }
     accept(label, future, future, null);
-    if (future.taskState() == LaneFuture.QUEUED) { // not run by its caller
-      // what is left (a caller that blocked for room used some of it)
-      long left = Math.max(0, future.deadline.dueNanos - ticker.read());
-      future.armTimer(LaneStage.schedule(() -> books.expireQueued(future), left));
-    }
     return future;
   }
 
@@ -532,7 +517,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
    */
   private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
+    long scopeLeft = TaskDeadline.nanosLeft(); // Long.MAX_VALUE: no deadline scope open here
     if (future == null && label.isEmpty() && decorator == TaskDecorator.NONE
+        && scopeLeft == Long.MAX_VALUE
         && !(run instanceof CompletableFuture.AsynchronousCompletionTask)
         && !(run instanceof LaneFuture<?>)) { // a ring entry that is a LaneFuture is its envelope
       long now = ticker.read();
@@ -575,14 +562,33 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
           // a JDK async task: the worker of a lane that waits on it, perhaps
           run instanceof CompletableFuture.AsynchronousCompletionTask ? LaneFuture.WaitTracker.current() : null);
     }
+    if (scopeLeft != Long.MAX_VALUE
+        && (e.deadline == null || scopeLeft < e.deadline.withinNanos)) {
+      e.deadline = new LaneFuture.Deadline(e.acceptedNanos + scopeLeft, scopeLeft);
+    }
+    if (e.deadline != null && e.deadline.withinNanos <= 0) {
+      reject(e, TaskOutcome.EXPIRED); // its deadline passed already
+    }
     Settings rules = ctx.settings.get();
     boolean shed = rules.shedTargetNanos != 0 && shedding(e.acceptedNanos, rules);
     if (runState.get() == RunState.RUNNING && !shed && admission.tryAdmit(rules.room())) {
       append(e, e.acceptedNanos);
       afterAppend(e);
-      return;
+    } else {
+      acceptSlowly(e, shed, rules);
     }
-    acceptSlowly(e, shed, rules);
+    if (e.deadline != null && e.taskState() == LaneFuture.QUEUED) { // not run by its caller
+      armDeadline(e);
+    }
+  }
+
+  /**
+   * Sets the timer that ends {@code e}, queued, at its deadline: after what is left of it (a
+   * caller that blocked for room used some).
+   */
+  private void armDeadline(LaneFuture<?> e) {
+    long left = Math.max(0, e.deadline.dueNanos - ticker.read());
+    e.armTimer(LaneStage.schedule(() -> books.expireQueued(e), left));
   }
 
   /**
