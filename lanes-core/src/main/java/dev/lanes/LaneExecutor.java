@@ -144,6 +144,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
   /** The lane's gate ({@link LaneBuilder#gate}), or null: see "The gate" in the class comment. */
   final LaneGate gate;
 
+  /** This lane's pins ({@link LaneBuilder#reportPinning()}); null if it does not report them. */
+  private final PinWatch.Book pinBook;
+
+  /** The lane's last act: the health thread lets it go, and so does the pin watch. */
+  private void onTerminated() {
+    health.unregister();
+    if (pinBook != null) {
+      PinWatch.unwatch(name, pinBook);
+    }
+  }
+
   LaneExecutor(LaneSpec spec, TaskDecorator decorator) {
     this.name = spec.name();
     this.kind = spec.kind();
@@ -171,7 +182,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
     this.books = new LaneBooks(ctx, admission, spec.exceptionHandler());
     this.pool = new WorkerPool(ctx, books, (p, k) -> new Worker(ctx, books, admission, p, k));
     this.health = new HealthMonitor(ctx, books, pool);
-    this.lifecycle = new Lifecycle(ctx, books, admission, pool, health::unregister);
+    this.pinBook = spec.reportPinning() ? PinWatch.watch(name) : null;
+    this.lifecycle = new Lifecycle(ctx, books, admission, pool, this::onTerminated);
     if (!elastic) {
       for (int i = 0; i < concurrency; i++) {
         if (!pool.startCoreWorker()) {
@@ -1092,7 +1104,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
         health.saturatedNanos(now),
         b.cpuBoundSamples.sum(),
         b.blockingSamples.sum(),
-        b.betweenTasksNanos.sum());
+        b.betweenTasksNanos.sum(),
+        pinBook == null ? Pinning.NOT_REPORTED : pinBook.snapshot());
   }
 
   private String stateName() {

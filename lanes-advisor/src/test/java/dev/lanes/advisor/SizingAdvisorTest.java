@@ -85,7 +85,7 @@ class SizingAdvisorTest {
           s.uptimeNanos(), s.submitted(), s.started(), s.ended(), s.queued(),
           s.oldestQueuedNanos(), s.running(), s.workers(), s.concurrency(), s.queueCapacity(), less,
           s.recent(), s.saturatedNanos(), s.cpuBoundSamples(), s.blockingSamples(),
-          s.betweenTasksNanos());
+          s.betweenTasksNanos(), s.pinning());
     }
   }
 
