@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -30,7 +31,8 @@ import jdk.jfr.consumer.RecordingStream;
  *
  * <p><b>Concurrency design.</b> The stream calls back on its one thread: the pending pins and
  * recent task spans are that thread's alone. The set of reporting lanes is a concurrent map; each
- * lane's {@link Book} is read by {@code stats()} on other threads and so guards itself.
+ * lane's {@link Book} is read by {@code stats()} on other threads and so guards itself with a
+ * lock (no monitor: {@code stats()} may run on a virtual thread).
  */
 final class PinWatch {
   /** The JDK's own default threshold for {@code jdk.VirtualThreadPinned}. */
@@ -39,26 +41,38 @@ final class PinWatch {
   static final Duration PATIENCE = Duration.ofSeconds(10);
 
   private static final Map<String, Book> BOOKS = new ConcurrentHashMap<>();
-  private static RecordingStream stream; // guarded by PinWatch.class
+  /** Guards {@link #stream} (watch and unwatch; never on a task's path). */
+  private static final ReentrantLock LOCK = new ReentrantLock();
+  private static RecordingStream stream; // guarded by LOCK
 
   private PinWatch() {}
 
   /** Starts reporting pinning for the lane named {@code lane}; returns its book. */
-  static synchronized Book watch(String lane) {
-    Book b = new Book();
-    BOOKS.put(lane, b);
-    if (stream == null) {
-      stream = open();
+  static Book watch(String lane) {
+    LOCK.lock();
+    try {
+      Book b = new Book();
+      BOOKS.put(lane, b);
+      if (stream == null) {
+        stream = open();
+      }
+      return b;
+    } finally {
+      LOCK.unlock();
     }
-    return b;
   }
 
   /** The lane named {@code lane} terminated: its book leaves; the last one closes the stream. */
-  static synchronized void unwatch(String lane, Book book) {
-    BOOKS.remove(lane, book);
-    if (BOOKS.isEmpty() && stream != null) {
-      stream.close();
-      stream = null;
+  static void unwatch(String lane, Book book) {
+    LOCK.lock();
+    try {
+      BOOKS.remove(lane, book);
+      if (BOOKS.isEmpty() && stream != null) {
+        stream.close();
+        stream = null;
+      }
+    } finally {
+      LOCK.unlock();
     }
   }
 
@@ -238,15 +252,25 @@ final class PinWatch {
     return b.toString();
   }
 
-  /** One lane's pins: totals and the sites with the most time. */
+  /** One lane's pins: totals and the sites with the most time; guarded by its lock. */
   static final class Book {
+    private final ReentrantLock lock = new ReentrantLock();
     private long count;
     private long totalNanos;
     private long longestNanos;
     private final Map<String, long[]> bySite = new HashMap<>(); // count, total, longest
     private final Map<String, String[]> siteText = new HashMap<>(); // stack, reason, label
 
-    synchronized void add(String label, long nanos, String frame, String stack, String reason) {
+    void add(String label, long nanos, String frame, String stack, String reason) {
+      lock.lock();
+      try {
+        addLocked(label, nanos, frame, stack, reason);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    private void addLocked(String label, long nanos, String frame, String stack, String reason) {
       count++;
       totalNanos += nanos;
       longestNanos = Math.max(longestNanos, nanos);
@@ -264,7 +288,16 @@ final class PinWatch {
       siteText.put(frame, new String[] {stack, reason, label});
     }
 
-    synchronized Pinning snapshot() {
+    Pinning snapshot() {
+      lock.lock();
+      try {
+        return snapshotLocked();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    private Pinning snapshotLocked() {
       List<Pinning.Site> sites = new ArrayList<>();
       for (var e : bySite.entrySet()) {
         String[] t = siteText.get(e.getKey());

@@ -60,6 +60,10 @@ class PinningTest {
       // with the pin's (the same stream), so none came for them.
       assertThat(sleeping.stats().pinning().count()).isZero();
       assertThat(sleeping.stats().pinning().reported()).isTrue();
+      assertThat(Lanes.table(java.util.List.of(pinning.stats(), sleeping.stats())))
+          .contains("pin-tariffs pinned its carrier 1 time for ")
+          .contains("SlowTariffs.<clinit>", "(label \"load-tariffs\")")
+          .doesNotContain("pin-sleepers pinned");
     }
   }
 
