@@ -1,5 +1,6 @@
 package dev.lanes;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -196,6 +197,42 @@ public sealed interface Lane extends ExecutorService permits LaneExecutor {
    * @throws NullPointerException if {@code label} or {@code task} is null
    */
   CompletableFuture<Void> submit(String label, Runnable task);
+
+  /**
+   * Submits a labelled task that must start within {@code startWithin} of now, or not at all: if
+   * it is still queued when that time is up, it never starts — it ends {@link
+   * TaskOutcome#EXPIRED} and its future fails with a {@link LaneRejectedException} that names the
+   * lane, how long the task waited and how long it had — at once (a timer ends it and gives its
+   * place in the queue back), or when a worker reaches it if the timer is late. A task that has
+   * started runs to its end: the deadline is for its wait. For a caller whose own deadline makes
+   * a late result useless (a request's time left, say).
+   *
+   * @param <T> the type of the task's result
+   * @param label the task's label, as in {@link #submit(String, Callable)}; {@code ""} for none
+   * @param startWithin how long from now the task may wait to start; more than 100 years is read
+   *     as 100 years
+   * @param task the task
+   * @return a future the lane completes as {@link #submit(String, Callable)}'s, or fails as above
+   * @throws LaneRejectedException if the lane refused the task (its reason says why), with reason
+   *     {@link TaskOutcome#EXPIRED} if {@code startWithin} is zero or negative (the deadline passed
+   *     already); nothing of the task ran
+   * @throws NullPointerException if {@code label}, {@code startWithin} or {@code task} is null
+   */
+  <T> CompletableFuture<T> submit(String label, Duration startWithin, Callable<T> task);
+
+  /**
+   * Submits a labelled task that returns nothing and must start within {@code startWithin} of
+   * now, or not at all, as {@link #submit(String, Duration, Callable)}.
+   *
+   * @param label the task's label; {@code ""} for none
+   * @param startWithin how long from now the task may wait to start
+   * @param task the task
+   * @return a future the lane completes with {@code null} when the task returns, or ends otherwise
+   * @throws LaneRejectedException if the lane refused the task (reason {@link TaskOutcome#EXPIRED}
+   *     if {@code startWithin} is zero or negative)
+   * @throws NullPointerException if {@code label}, {@code startWithin} or {@code task} is null
+   */
+  CompletableFuture<Void> submit(String label, Duration startWithin, Runnable task);
 
   /**
    * Executes a labelled task; what it throws goes to the lane's exception handler.

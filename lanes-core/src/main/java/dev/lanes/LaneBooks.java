@@ -204,6 +204,7 @@ final class LaneBooks implements PoolBooks {
    */
   private void endQueued(LaneFuture<?> t, TaskOutcome outcome, boolean giveSlotBack,
       boolean endFuture) {
+    t.stopDeadlineTimer();
     if (giveSlotBack) {
       releaseSlot();
     }
@@ -226,7 +227,8 @@ final class LaneBooks implements PoolBooks {
           if (t.handedOut && outcome == TaskOutcome.DISCARDED_OLDEST) {
             t.cancel(false);
           } else {
-            LaneRejectedException why = refusal(outcome);
+            LaneRejectedException why =
+                outcome == TaskOutcome.EXPIRED ? expiry(t, ctx.ticker.read()) : refusal(outcome);
             if (t.handedOut) {
               t.fail(why);
             } else {
@@ -242,6 +244,52 @@ final class LaneBooks implements PoolBooks {
   /** The exception that tells of a task the lane refused or ended unrun, with the lane's figures. */
   LaneRejectedException refusal(TaskOutcome outcome) {
     return new LaneRejectedException(ctx.name, outcome, ctx.settings.get().queueCapacity, queuedCount(), running());
+  }
+
+  /**
+   * The exception that tells of a task that expired: the lane's figures, how long it waited and
+   * how long it had.
+   */
+  LaneRejectedException expiry(LaneFuture<?> t, long now) {
+    return new LaneRejectedException(ctx.name, TaskOutcome.EXPIRED, ctx.settings.get().queueCapacity,
+        queuedCount(), running(), String.format(java.util.Locale.ROOT,
+            "it waited %s in the queue and had to start within %s",
+            millis(Math.max(0, now - t.acceptedNanos)), millis(t.deadline.withinNanos)));
+  }
+
+  private static String millis(long nanos) {
+    return String.format(java.util.Locale.ROOT, "%.1f ms", nanos / 1e6);
+  }
+
+  /**
+   * The deadline of a task still queued passed (its timer): if nobody took it meanwhile, it ends
+   * EXPIRED here and its ring entry is dead.
+   */
+  void expireQueued(LaneFuture<?> t) {
+    if (t.tryKill()) {
+      deadEntries.incrementAndGet();
+      endUnrun(t, TaskOutcome.EXPIRED);
+      if (ctx.runState() >= RunState.SHUTDOWN) {
+        ctx.upcalls.tryTerminate();
+      }
+    }
+  }
+
+  /**
+   * A worker owns {@code t} (took it out of QUEUED) and is about to start it: true if its deadline
+   * passed, and then the worker ends it EXPIRED ({@link #endUnrun}) instead; else its deadline's
+   * timer, if any, stops.
+   */
+  boolean deadlinePassed(LaneFuture<?> t) {
+    LaneFuture.Deadline d = t.deadline;
+    if (d == null) {
+      return false;
+    }
+    if (d.passed(ctx.ticker.read())) {
+      return true;
+    }
+    t.stopDeadlineTimer();
+    return false;
   }
 
   /** An envelope whose future was cancelled while queued (its entry is dead now). */

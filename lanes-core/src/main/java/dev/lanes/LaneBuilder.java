@@ -41,6 +41,7 @@ public final class LaneBuilder {
   /** -1 off, 0 every task, else nanoseconds between one worker's CPU readings. */
   long cpuSampleNanos = DEFAULT_CPU_SAMPLE_INTERVAL.toNanos();
   boolean daemon = false;
+  boolean reportPinning = false;
   TaskDecorator taskDecorator = TaskDecorator.NONE;
   Thread.UncaughtExceptionHandler exceptionHandler;
   ThreadFactory threadFactory;
@@ -236,6 +237,31 @@ public final class LaneBuilder {
   public LaneBuilder daemon(boolean daemon) {
     once("daemon", daemon);
     this.daemon = daemon;
+    return this;
+  }
+
+  /**
+   * Reports when this virtual lane's tasks pin their carrier thread ({@link LaneStats#pinning()}):
+   * how often, how long, where and under which task label. lanes reads the JDK's {@code
+   * jdk.VirtualThreadPinned} events (pins of 20 ms or more, the JDK's default threshold) from an
+   * in-process Flight Recorder stream, one for the JVM, open while a lane that reports pinning
+   * runs; the stream also records lanes' task events of 20 ms or more, which name the lane and
+   * label of each pin. That recording costs every task of every lane an event object while it
+   * runs, so it is off unless asked for. Pins are seen about a second after they end (the
+   * stream's flush). Lanes are told apart by name: give lanes that report pinning names of their
+   * own.
+   *
+   * @return this builder
+   * @throws IllegalStateException if it was already set, or the lane is not virtual (a platform
+   *     thread has no carrier to pin)
+   */
+  public LaneBuilder reportPinning() {
+    if (kind != LaneKind.VIRTUAL) {
+      throw new IllegalStateException(prefix() + "reportPinning() is for virtual lanes: a "
+          + kind.tag() + " lane's threads have no carrier to pin");
+    }
+    once("reportPinning", true);
+    this.reportPinning = true;
     return this;
   }
 
@@ -613,7 +639,7 @@ public final class LaneBuilder {
         new Settings(concurrency, queueCapacity, overflow, shedTargetNanos, shedIntervalNanos,
             health()),
         threadFactory != null ? threadFactory : defaultThreadFactory(),
-        exceptionHandler, statsInterval.toNanos(), effectiveCpuSampleNanos());
+        exceptionHandler, statsInterval.toNanos(), effectiveCpuSampleNanos(), reportPinning);
   }
 
   private ThreadFactory defaultThreadFactory() {

@@ -1,5 +1,6 @@
 package dev.lanes;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -143,6 +144,17 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
   /** The lane's gate ({@link LaneBuilder#gate}), or null: see "The gate" in the class comment. */
   final LaneGate gate;
 
+  /** This lane's pins ({@link LaneBuilder#reportPinning()}); null if it does not report them. */
+  private final PinWatch.Book pinBook;
+
+  /** The lane's last act: the health thread lets it go, and so does the pin watch. */
+  private void onTerminated() {
+    health.unregister();
+    if (pinBook != null) {
+      PinWatch.unwatch(name, pinBook);
+    }
+  }
+
   LaneExecutor(LaneSpec spec, TaskDecorator decorator) {
     this.name = spec.name();
     this.kind = spec.kind();
@@ -170,7 +182,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
     this.books = new LaneBooks(ctx, admission, spec.exceptionHandler());
     this.pool = new WorkerPool(ctx, books, (p, k) -> new Worker(ctx, books, admission, p, k));
     this.health = new HealthMonitor(ctx, books, pool);
-    this.lifecycle = new Lifecycle(ctx, books, admission, pool, health::unregister);
+    this.pinBook = spec.reportPinning() ? PinWatch.watch(name) : null;
+    this.lifecycle = new Lifecycle(ctx, books, admission, pool, this::onTerminated);
     if (!elastic) {
       for (int i = 0; i < concurrency; i++) {
         if (!pool.startCoreWorker()) {
@@ -477,6 +490,32 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
     return submitFuture(label, new LaneFuture<Void>(this, task, null));
   }
 
+  @Override
+  public <T> CompletableFuture<T> submit(String label, Duration startWithin, Callable<T> task) {
+    Objects.requireNonNull(task, "task");
+    return submitWithDeadline(label, startWithin, new LaneFuture<T>(this, task));
+  }
+
+  @Override
+  public CompletableFuture<Void> submit(String label, Duration startWithin, Runnable task) {
+    Objects.requireNonNull(task, "task");
+    return submitWithDeadline(label, startWithin, new LaneFuture<Void>(this, task, null));
+  }
+
+  /**
+   * Submits a future whose task must start within {@code startWithin} (see {@link
+   * Lane#submit(String, Duration, Callable)}); {@link #accept} refuses it as EXPIRED if that is
+   * not positive, and sets the timer.
+   */
+  private <T> LaneFuture<T> submitWithDeadline(String label, Duration startWithin,
+      LaneFuture<T> future) {
+    Objects.requireNonNull(label, "label");
+    long within = TaskDeadline.clamp(Objects.requireNonNull(startWithin, "startWithin"));
+    future.deadline = new LaneFuture.Deadline(ticker.read() + within, within);
+    accept(label, future, future, null);
+    return future;
+  }
+
   private <T> LaneFuture<T> submitFuture(String label, LaneFuture<T> future) {
     accept(label, future, future, null);
     return future;
@@ -490,7 +529,9 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
    */
   private void accept(String label, Runnable run, LaneFuture<?> future, Runnable source) {
     Objects.requireNonNull(label, "label");
+    long scopeLeft = TaskDeadline.nanosLeft(); // Long.MAX_VALUE: no deadline scope open here
     if (future == null && label.isEmpty() && decorator == TaskDecorator.NONE
+        && scopeLeft == Long.MAX_VALUE
         && !(run instanceof CompletableFuture.AsynchronousCompletionTask)
         && !(run instanceof LaneFuture<?>)) { // a ring entry that is a LaneFuture is its envelope
       long now = ticker.read();
@@ -533,14 +574,33 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
           // a JDK async task: the worker of a lane that waits on it, perhaps
           run instanceof CompletableFuture.AsynchronousCompletionTask ? LaneFuture.WaitTracker.current() : null);
     }
+    if (scopeLeft != Long.MAX_VALUE
+        && (e.deadline == null || scopeLeft < e.deadline.withinNanos)) {
+      e.deadline = new LaneFuture.Deadline(e.acceptedNanos + scopeLeft, scopeLeft);
+    }
+    if (e.deadline != null && e.deadline.withinNanos <= 0) {
+      reject(e, TaskOutcome.EXPIRED); // its deadline passed already
+    }
     Settings rules = ctx.settings.get();
     boolean shed = rules.shedTargetNanos != 0 && shedding(e.acceptedNanos, rules);
     if (runState.get() == RunState.RUNNING && !shed && admission.tryAdmit(rules.room())) {
       append(e, e.acceptedNanos);
       afterAppend(e);
-      return;
+    } else {
+      acceptSlowly(e, shed, rules);
     }
-    acceptSlowly(e, shed, rules);
+    if (e.deadline != null && e.taskState() == LaneFuture.QUEUED) { // not run by its caller
+      armDeadline(e);
+    }
+  }
+
+  /**
+   * Sets the timer that ends {@code e}, queued, at its deadline: after what is left of it (a
+   * caller that blocked for room used some).
+   */
+  private void armDeadline(LaneFuture<?> e) {
+    long left = Math.max(0, e.deadline.dueNanos - ticker.read());
+    e.armTimer(LaneStage.schedule(() -> books.expireQueued(e), left));
   }
 
   /**
@@ -1044,7 +1104,8 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
         health.saturatedNanos(now),
         b.cpuBoundSamples.sum(),
         b.blockingSamples.sum(),
-        b.betweenTasksNanos.sum());
+        b.betweenTasksNanos.sum(),
+        pinBook == null ? Pinning.NOT_REPORTED : pinBook.snapshot());
   }
 
   private String stateName() {

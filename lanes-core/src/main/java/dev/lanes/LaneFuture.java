@@ -111,6 +111,8 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
    * start and end (so the decorator's capture and restore are no task's time); else null.
    */
   Timed timed;
+  /** Its deadline to start ({@link Lane#submit(String, java.time.Duration, Callable)}); else null. */
+  Deadline deadline;
   /**
    * The thread running the task. A plain field: written before the release store of RUNNING, and
    * read only by a canceller whose CAS from RUNNING saw that store.
@@ -437,6 +439,55 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
     dependentsMade = true;
   }
 
+  /**
+   * A task's deadline to start: the ticker reading by which it must have started, what its
+   * submitter gave, and the timer that ends it if it is still queued then. Written before the
+   * task enters the ring, except {@link #timer}, set just after (see {@link #armTimer}).
+   */
+  static final class Deadline {
+    /** The ticker reading by which the task must start. */
+    final long dueNanos;
+    /** How long from its submission it had to start. */
+    final long withinNanos;
+    /** The timer that expires the task if still queued; set once, after the task is queued. */
+    private volatile java.util.concurrent.ScheduledFuture<?> timer;
+
+    Deadline(long dueNanos, long withinNanos) {
+      this.dueNanos = dueNanos;
+      this.withinNanos = withinNanos;
+    }
+
+    /** True if a task not yet started at ticker reading {@code now} must not start. */
+    boolean passed(long now) {
+      return now - dueNanos >= 0;
+    }
+  }
+
+  /**
+   * Sets the timer that expires this queued task at its deadline; the submitter calls it once the
+   * task is queued. Whoever moves the task out of QUEUED reads the timer after its CAS ({@link
+   * #stopDeadlineTimer}), and this re-reads the state after it wrote the timer: of two such
+   * volatile accesses in opposite order at least one sees the other, so a task that left the
+   * queue meanwhile never keeps a timer until its deadline.
+   */
+  void armTimer(java.util.concurrent.ScheduledFuture<?> timer) {
+    deadline.timer = timer;
+    if (state != QUEUED) {
+      timer.cancel(false);
+    }
+  }
+
+  /** The task left the queue (it starts, or ended unrun): its deadline's timer, if any, stops. */
+  void stopDeadlineTimer() {
+    Deadline d = deadline;
+    if (d != null) {
+      java.util.concurrent.ScheduledFuture<?> t = d.timer;
+      if (t != null) {
+        t.cancel(false);
+      }
+    }
+  }
+
   static final class Timed implements Runnable {
     final Runnable task;
     private final Ticker ticker;
@@ -561,6 +612,16 @@ class LaneStage<T> extends CompletableFuture<T> {
 
   LaneStage(LaneFuture.Home lane) {
     this.lane = lane;
+  }
+
+  /** Timers scheduled and not yet run or removed (for tests: cancelled ones are removed). */
+  static int scheduledTimers() {
+    return TIMER.getQueue().size();
+  }
+
+  /** Runs {@code action} on the futures' timer thread after {@code nanos}. */
+  static java.util.concurrent.ScheduledFuture<?> schedule(Runnable action, long nanos) {
+    return TIMER.schedule(action, nanos, TimeUnit.NANOSECONDS);
   }
 
   private static java.util.concurrent.ScheduledThreadPoolExecutor timer() {

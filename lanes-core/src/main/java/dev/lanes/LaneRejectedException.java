@@ -34,7 +34,13 @@ public final class LaneRejectedException extends RejectedExecutionException {
    */
   public LaneRejectedException(
       String lane, TaskOutcome reason, int queueCapacity, int queued, int running) {
-    super(message(lane, reason, queueCapacity, queued, running));
+    this(lane, reason, queueCapacity, queued, running, "");
+  }
+
+  /** As the public constructor, with {@code detail} said after the reason (e.g. the wait). */
+  LaneRejectedException(String lane, TaskOutcome reason, int queueCapacity, int queued,
+      int running, String detail) {
+    super(message(lane, reason, queueCapacity, queued, running, detail));
     this.lane = lane;
     this.reason = reason;
     this.queueCapacity = queueCapacity;
@@ -42,8 +48,8 @@ public final class LaneRejectedException extends RejectedExecutionException {
     this.running = running;
   }
 
-  private static String message(
-      String lane, TaskOutcome reason, int queueCapacity, int queued, int running) {
+  private static String message(String lane, TaskOutcome reason, int queueCapacity, int queued,
+      int running, String detail) {
     if (reason == null || !reason.isRejection()) {
       throw new IllegalArgumentException("reason must be a rejection, was " + reason);
     }
@@ -58,9 +64,11 @@ public final class LaneRejectedException extends RejectedExecutionException {
       case SHED -> "shed a task: queued tasks have waited longer than the shedding target for a"
           + " whole interval";
       case GATE_REFUSED -> "failed a queued task: the lane's gate refused it";
+      case EXPIRED -> "expired a task: its deadline passed before it started";
       default -> throw new AssertionError(reason);
     };
-    return "lane \"" + lane + "\" " + why + " (queue capacity " + queueCapacity + ", queued "
+    return "lane \"" + lane + "\" " + why + (detail.isEmpty() ? "" : "; " + detail)
+        + " (queue capacity " + queueCapacity + ", queued "
         + queued + ", running " + running + ")";
   }
 

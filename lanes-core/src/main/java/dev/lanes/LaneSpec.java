@@ -9,7 +9,8 @@ import java.util.concurrent.ThreadFactory;
  * @param threadFactory the factory given, or the default one for the lane's kind
  * @param exceptionHandler told of what an {@code execute} task throws; null for the default
  * @param cpuSampleNanos -1 off, 0 every task, else the least time between one worker's readings
+ * @param reportPinning attribute the JDK's pinned-carrier events to this lane (virtual lanes)
  */
 record LaneSpec(String name, LaneKind kind, Ticker ticker, LaneGate gate, Settings settings,
     ThreadFactory threadFactory, Thread.UncaughtExceptionHandler exceptionHandler,
-    long statsIntervalNanos, long cpuSampleNanos) {}
+    long statsIntervalNanos, long cpuSampleNanos, boolean reportPinning) {}

@@ -52,6 +52,9 @@ import java.util.Objects;
  *     dependent stages that completing a task's future ran synchronously ({@code thenApply} and
  *     friends without an executor), task listeners and the exception handler. It is counted in no
  *     task's run or CPU time; a large figure means the lane's threads do other code's work.
+ * @param pinning how often this virtual lane's tasks pinned their carrier thread ({@link
+ *     LaneBuilder#reportPinning()}); {@link Pinning#NOT_REPORTED} for a lane that does not report
+ *     it
  */
 public record LaneStats(
     String lane,
@@ -74,7 +77,8 @@ public record LaneStats(
     long saturatedNanos,
     long cpuBoundSamples,
     long blockingSamples,
-    long betweenTasksNanos) {
+    long betweenTasksNanos,
+    Pinning pinning) {
 
   /** A task whose own W/C is below this computes. */
   public static final double CPU_BOUND_WC = 0.25;
@@ -86,9 +90,10 @@ public record LaneStats(
    * Makes a snapshot; {@code ended} is copied with every outcome present (0 where it had none) and
    * cannot be modified.
    *
-   * @throws NullPointerException if {@code ended} is null
+   * @throws NullPointerException if {@code ended} or {@code pinning} is null
    */
   public LaneStats {
+    Objects.requireNonNull(pinning, "pinning");
     EnumMap<TaskOutcome, Long> copy = new EnumMap<>(TaskOutcome.class);
     for (TaskOutcome o : TaskOutcome.values()) {
       copy.put(o, Objects.requireNonNull(ended.getOrDefault(o, 0L), "ended count of " + o));

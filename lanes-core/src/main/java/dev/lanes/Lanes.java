@@ -255,7 +255,8 @@ public final class Lanes implements AutoCloseable {
    *
    * @param stats the rows, in the order to print them
    * @return the table: a header line, one line per lane with times in milliseconds ({@code -}
-   *     where nothing was measured), and a closing note
+   *     where nothing was measured), a line per lane whose tasks pinned their carrier ({@link
+   *     LaneStats#pinning()}), and a closing note
    */
   public static String table(Collection<LaneStats> stats) {
     String header = String.format(Locale.ROOT,
@@ -274,6 +275,16 @@ public final class Lanes implements AutoCloseable {
           st.rejected(),
           Double.isNaN(st.utilisation()) ? 0.0 : 100 * st.utilisation(),
           st.health().name()));
+    }
+    for (LaneStats st : stats) {
+      Pinning p = st.pinning();
+      if (p.count() > 0) {
+        s.append(String.format(Locale.ROOT,
+            "%s pinned its carrier %d time%s for %.1f ms (longest %.1f ms)%s%n", st.lane(),
+            p.count(), p.count() == 1 ? "" : "s", p.totalNanos() / 1e6, p.longestNanos() / 1e6, p.sites().isEmpty() ? ""
+                : ", most in " + p.sites().get(0).frame() + (p.sites().get(0).label().isEmpty()
+                    ? "" : " (label \"" + p.sites().get(0).label() + "\")")));
+      }
     }
     s.append("(times in ms; cpu is sampled, '-' where not measured)");
     return s.toString();

@@ -47,12 +47,18 @@ public enum TaskOutcome {
    * Accepted, then failed before it started: the lane's {@link LaneGate} refused it for good
    * ({@link LaneGate#REFUSE}; e.g. a shared cap whose store is away, with a fail-fast policy).
    */
-  GATE_REFUSED;
+  GATE_REFUSED,
+  /**
+   * Accepted, then failed before it started: it was still queued when its deadline passed ({@link
+   * Lane#submit(String, java.time.Duration, java.util.concurrent.Callable)}), so it never starts.
+   */
+  EXPIRED;
 
   /**
    * {@return true for the outcomes of a task refused at submission or dropped before it ran:
    * {@code QUEUE_FULL}, {@code BLOCK_TIMEOUT}, {@code SHUTDOWN}, {@code DISCARDED_OLDEST}, {@code
-   * THREAD_START_FAILED}, {@code DEADLOCK}, {@code SHED} and {@code GATE_REFUSED}}
+   * THREAD_START_FAILED}, {@code DEADLOCK}, {@code SHED}, {@code GATE_REFUSED} and {@code
+   * EXPIRED}}
    */
   public boolean isRejection() {
     return ordinal() >= QUEUE_FULL.ordinal();

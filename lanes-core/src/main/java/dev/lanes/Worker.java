@@ -203,7 +203,11 @@ final class Worker extends WorkerOwnFieldsEnd implements PoolWorker {
         case COMPENSATION -> {
           LaneFuture<?> t = assigned;
           assigned = null;
-          runTask(taskRun, t, -1);
+          if (books.deadlinePassed(t)) {
+            books.endUnrun(t, TaskOutcome.EXPIRED);
+          } else {
+            runTask(taskRun, t, -1);
+          }
         }
       }
     } catch (Throwable e) {
@@ -507,6 +511,15 @@ final class Worker extends WorkerOwnFieldsEnd implements PoolWorker {
   /** Runs an entry a worker took: its own envelope, or a plain task in the worker's scratch one. */
   private long runEntry(Object x, Taken tk, long lastEnd) {
     if (x instanceof LaneFuture<?> e) {
+      if (e.deadline != null && books.deadlinePassed(e)) {
+        LaneGate.Pass p = pass;
+        if (p != null) {
+          pass = null;
+          pool.exitGate(p, null); // unused: the task never starts
+        }
+        books.endUnrun(e, TaskOutcome.EXPIRED);
+        return -1;
+      }
       return runTask(taskRun, e, lastEnd);
     }
     LaneFuture<?> plain = scratch.fillPlain((Runnable) x, tk.stamp, tk.position + 1);

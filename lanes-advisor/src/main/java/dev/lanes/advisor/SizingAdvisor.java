@@ -110,6 +110,7 @@ public record SizingAdvisor(
     double util = s.utilisation();
     List<String> warnings = new ArrayList<>();
     mixedWarning(s, byLabel).ifPresent(warnings::add);
+    pinningWarning(s).ifPresent(warnings::add);
 
     boolean useWc = s.kind() != LaneKind.VIRTUAL && cpuSamples > 0;
     long samples = useWc ? cpuSamples : ran;
@@ -171,6 +172,38 @@ public record SizingAdvisor(
     }
     return new SizingAdvice(s.lane(), s.kind(), true, samples, minSamples, s.concurrency(),
         recommended, s.queueCapacity(), queue, wc, util, warnings, why + " " + queueWhy);
+  }
+
+  /**
+   * A virtual lane that reports pinning ({@code LaneBuilder.reportPinning()}) and pinned: how
+   * often, how long, and where most of the time went, with the label of the task that pinned
+   * there.
+   */
+  private static Optional<String> pinningWarning(LaneStats s) {
+    dev.lanes.Pinning p = s.pinning();
+    if (p.count() == 0) {
+      return Optional.empty();
+    }
+    StringBuilder w = new StringBuilder(String.format(Locale.ROOT,
+        "pinned its carrier %,d time%s for %s (longest %s): while pinned, a task holds one of the"
+            + " few carrier threads every virtual thread in the JVM shares",
+        p.count(), p.count() == 1 ? "" : "s", millis(p.totalNanos()), millis(p.longestNanos())));
+    if (!p.sites().isEmpty()) {
+      dev.lanes.Pinning.Site top = p.sites().get(0);
+      w.append(String.format(Locale.ROOT, "; most in %s (%,d time%s, %s%s%s)", top.frame(),
+          top.count(), top.count() == 1 ? "" : "s", millis(top.totalNanos()),
+          top.label().isEmpty() ? "" : ", label \"" + top.label() + "\"",
+          top.reason().isEmpty() ? "" : ": " + top.reason()));
+    }
+    w.append(". Move the blocking out of what pins (a class initializer, a native call), or run"
+        + " that work on a platform lane");
+    return Optional.of(w.toString());
+  }
+
+  private static String millis(long nanos) {
+    return nanos >= 1_000_000_000L
+        ? String.format(Locale.ROOT, "%.1f s", nanos / 1e9)
+        : String.format(Locale.ROOT, "%.0f ms", nanos / 1e6);
   }
 
   private static Optional<String> mixedWarning(LaneStats s, Map<String, LabelFigures> byLabel) {

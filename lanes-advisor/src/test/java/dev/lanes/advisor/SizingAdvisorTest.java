@@ -85,7 +85,40 @@ class SizingAdvisorTest {
           s.uptimeNanos(), s.submitted(), s.started(), s.ended(), s.queued(),
           s.oldestQueuedNanos(), s.running(), s.workers(), s.concurrency(), s.queueCapacity(), less,
           s.recent(), s.saturatedNanos(), s.cpuBoundSamples(), s.blockingSamples(),
-          s.betweenTasksNanos());
+          s.betweenTasksNanos(), s.pinning());
+    }
+  }
+
+  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
+  static final class PinsOnInit {
+    static {
+      try {
+        Thread.sleep(60);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    static void touch() {}
+  }
+
+  /**
+   * A virtual lane that reports pinning and pinned: the advice says how often, how long, where
+   * and under which label; one that did not pin says nothing of it.
+   */
+  @Test
+  void aLaneThatPinnedItsCarrierIsToldWhereAndUnderWhichLabel() throws Exception {
+    try (Lane lane = Lane.virtual("pin-advice", 2).reportPinning().build()) {
+      assertThat(SizingAdvisor.defaults().advise(lane.stats(), 2).warnings())
+          .noneMatch(w -> w.contains("pinned"));
+      lane.submit("load-rates", PinsOnInit::touch).get();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+          .until(() -> lane.stats().pinning().count() == 1);
+      assertThat(SizingAdvisor.defaults().advise(lane.stats(), 2).warnings())
+          .singleElement().asString()
+          .startsWith("pinned its carrier 1 time for ")
+          .contains("most in dev.lanes.advisor.SizingAdvisorTest$PinsOnInit.<clinit>",
+              "label \"load-rates\"", "run that work on a platform lane");
     }
   }
 

@@ -9,6 +9,13 @@ import dev.lanes.LaneHealth;
  */
 public enum AlertKind {
   /**
+   * The lane's tasks pinned their carrier thread since the previous check (a virtual lane built
+   * with {@code reportPinning()}: pins of 20 ms or more, {@code LaneStats.pinning()}); the alert
+   * names the site with the most time and the label of the task that pinned there. Its episode
+   * ends at the first check with no new pin.
+   */
+  PINNING,
+  /**
    * The lane's health has been SATURATED or worse (tasks wait in line longer than its threshold)
    * for longer than {@link LaneAlerts.Builder#saturatedFor}.
    */
@@ -34,7 +41,7 @@ public enum AlertKind {
    */
   LaneHealth health() {
     return switch (this) {
-      case DEADLOCK_SUSPECTED -> LaneHealth.OK;
+      case PINNING, DEADLOCK_SUSPECTED -> LaneHealth.OK;
       case SATURATED -> LaneHealth.SATURATED;
       case REJECTING -> LaneHealth.REJECTING;
       case DEADLOCKED -> LaneHealth.DEADLOCKED;

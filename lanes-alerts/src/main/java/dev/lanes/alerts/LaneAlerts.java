@@ -508,6 +508,11 @@ public final class LaneAlerts implements AutoCloseable {
     final AtomicLong eventsDropped = new AtomicLong();
     final Consumer<HealthEvent> listener;
     final EnumMap<AlertKind, Episode> episodes = new EnumMap<>(AlertKind.class);
+    /** The lane's pin count and time at the previous check, and what came since. */
+    long pinsSeen;
+    long pinNanosSeen;
+    long pinsSinceCheck;
+    long newPinNanos;
     /** The samples of earlier checks ({@link LaneAlerts#sample}), oldest first. */
     final ArrayDeque<long[]> samples = new ArrayDeque<>();
     LaneStats lastStats;
@@ -632,6 +637,15 @@ public final class LaneAlerts implements AutoCloseable {
         suspicionOpen = false;
       }
       judge(AlertKind.DEADLOCK_SUSPECTED, suspicion, now, stats, made);
+
+      // Pinning: new pins since the previous check (a lane that reports pinning).
+      dev.lanes.Pinning pinning = stats.pinning();
+      long newPins = pinning.count() - pinsSeen;
+      newPinNanos = pinning.totalNanos() - pinNanosSeen;
+      pinsSinceCheck = newPins;
+      pinsSeen = pinning.count();
+      pinNanosSeen = pinning.totalNanos();
+      judge(AlertKind.PINNING, newPins > 0, now, stats, made);
       laneEpisode(made, now, stats, due);
     }
 
@@ -752,6 +766,7 @@ public final class LaneAlerts implements AutoCloseable {
           case REJECTING -> "refusing at or below " + perSecond(rejectionsPerSecond);
           case DEADLOCKED -> "out of the starvation deadlock";
           case DEADLOCK_SUSPECTED -> "no longer suspected of a starvation deadlock";
+          case PINNING -> "no new pins of its carrier";
         });
       }
       return new Alert(lane.name(), worstInEpisode, true, Instant.now(), "lane \"" + lane.name()
@@ -810,6 +825,37 @@ public final class LaneAlerts implements AutoCloseable {
             diagnostic = suspicionEvent.diagnostic();
             figures.putAll(suspicionEvent.figures());
           }
+        }
+        case PINNING -> {
+          dev.lanes.Pinning p = stats.pinning();
+          figures.put("pinsSinceCheck", (double) pinsSinceCheck);
+          figures.put("pinnedMsSinceCheck", newPinNanos / 1e6);
+          figures.put("pinsTotal", (double) p.count());
+          figures.put("pinnedMsTotal", p.totalNanos() / 1e6);
+          figures.put("longestPinMs", p.longestNanos() / 1e6);
+          StringBuilder where = new StringBuilder();
+          StringBuilder d = new StringBuilder();
+          if (!p.sites().isEmpty()) {
+            dev.lanes.Pinning.Site top = p.sites().get(0);
+            where.append(": most in ").append(top.frame());
+            if (!top.label().isEmpty()) {
+              where.append(", label \"").append(top.label()).append('"');
+            }
+            for (dev.lanes.Pinning.Site site : p.sites()) {
+              d.append(d.isEmpty() ? "" : "\n\n").append(site.count()).append(" pin")
+                  .append(site.count() == 1 ? "" : "s").append(", ")
+                  .append(Durations.human(site.totalNanos())).append(" in ").append(site.frame())
+                  .append(site.label().isEmpty() ? "" : " (label \"" + site.label() + "\")")
+                  .append(site.reason().isEmpty() ? "" : ": " + site.reason()).append('\n')
+                  .append(site.stack());
+            }
+          }
+          diagnostic = d.toString();
+          headline = name + " pinned its carrier " + number(pinsSinceCheck)
+              + (pinsSinceCheck == 1 ? " time for " : " times for ")
+              + Durations.human(newPinNanos) + " since the last check (longest "
+              + Durations.human(p.longestNanos()) + ")" + where
+              + " — a pinned task holds one of the carrier threads every virtual thread shares";
         }
         default -> throw new AssertionError(kind);
       }

@@ -129,7 +129,7 @@ class AlertEvidenceTest {
       LaneStats real = lane.stats();
       LaneStats s = new LaneStats(real.lane(), real.kind(), false, false, LaneHealth.OK,
           real.uptimeNanos(), 25, 4, real.ended(), 21, 0, 4, 5, 5, 20, real.sinceStart(),
-          real.recent(), 0, 0, 0, 0);
+          real.recent(), 0, 0, 0, 0, real.pinning());
       Alert alert = new Alert("wide", AlertKind.REJECTING, false, Instant.now(), "h", s, Map.of(),
           "", "");
       // A REJECTING alert while the lane's own monitor still says OK (its windows lag the

@@ -292,6 +292,53 @@ class LaneAlertsTest {
     }
   }
 
+  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
+  static final class PinsOnInit {
+    static {
+      try {
+        Thread.sleep(60);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    static void touch() {}
+  }
+
+  /**
+   * A lane that reports pinning and pinned since the last check: a PINNING alert naming the
+   * site, the label and the time, with each site's stack in the diagnostic; no new pin at the
+   * next check ends the episode.
+   */
+  @Test
+  void aLaneThatPinnedItsCarrierAlertsWithTheSiteAndLabel() throws Exception {
+    List<Alert> sent = new CopyOnWriteArrayList<>();
+    try (Lane lane = dev.lanes.Lane.virtual("pinner", 2).reportPinning().build();
+        LaneAlerts alerts = LaneAlerts.builder().manualChecks().recoveryMessages()
+            .sink(sent::add).build()) {
+      alerts.watch(lane);
+      alerts.check();
+      assertThat(sent).isEmpty();
+      lane.submit("load-rates", PinsOnInit::touch).get();
+      await().atMost(java.time.Duration.ofSeconds(60))
+          .until(() -> lane.stats().pinning().count() == 1);
+      alerts.check();
+      assertThat(sent).singleElement().satisfies(a -> {
+        assertThat(a.kind()).isEqualTo(AlertKind.PINNING);
+        assertThat(a.headline()).startsWith("lane \"pinner\" pinned its carrier 1 time for ")
+            .contains("most in dev.lanes.alerts.LaneAlertsTest$PinsOnInit.<clinit>",
+                "label \"load-rates\"");
+        assertThat(a.figures()).containsEntry("pinsSinceCheck", 1.0);
+        assertThat(a.figures().get("pinnedMsSinceCheck")).isGreaterThanOrEqualTo(30.0);
+        assertThat(a.diagnostic()).contains("PinsOnInit.<clinit>", "Thread.sleep");
+      });
+      alerts.check(); // no new pin: the episode ends
+      assertThat(sent).hasSize(2);
+      assertThat(sent.get(1).resolved()).isTrue();
+      assertThat(sent.get(1).headline()).contains("no new pins of its carrier");
+    }
+  }
+
   @Test
   void aSuspectedDeadlockEventAlertsAndItsEpisodeEndsWhenTheLaneIsOk() {
     // A suspicion needs java.util.concurrent closed, which this JVM opens; the event's shape is

@@ -2,11 +2,15 @@ package dev.lanes.kotlin
 
 import dev.lanes.Lane
 import dev.lanes.LaneRejectedException
+import java.util.concurrent.Callable
 import java.util.concurrent.RejectedExecutionException
 import kotlin.coroutines.CoroutineContext
+import kotlin.time.Duration
+import kotlin.time.toJavaDuration
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.future.await
 
 /**
  * A [CoroutineDispatcher] over a [Lane]: every step of a coroutine (from its start or a resumption
@@ -63,6 +67,26 @@ class LaneDispatcher(val lane: Lane, private val label: String? = null) : Corout
  * kotlinx.coroutines.asCoroutineDispatcher` would silently win over an extension of the same name.
  */
 fun Lane.asLaneDispatcher(label: String? = null): LaneDispatcher = LaneDispatcher(this, label)
+
+/**
+ * Runs [block] as one task of this lane, started within [startWithin] or not at all, and suspends
+ * until it ends: the coroutine side of [Lane.submit] with a deadline.
+ *
+ * ```kotlin
+ * val user = db.startWithin(200.milliseconds, "load-user") { repository.load(id) }
+ * ```
+ *
+ * Still queued when [startWithin] is up, the task never starts: the lane counts it `EXPIRED` and
+ * this throws the lane's [LaneRejectedException] (reason `EXPIRED`; a refusal at submission, a full
+ * lane say, throws the same way). Cancelling the coroutine (a `withTimeout` around this, say)
+ * cancels the lane's future: a task still queued never starts (the lane counts it `CANCELLED`).
+ * A [Duration.INFINITE] or longer than 100 years is read as 100 years.
+ */
+suspend fun <T> Lane.startWithin(startWithin: Duration, label: String = "", block: () -> T): T {
+  val within = if (startWithin.isInfinite()) java.time.Duration.ofDays(36_525)
+      else startWithin.toJavaDuration()
+  return submit(label, within, Callable { block() }).await()
+}
 
 /**
  * The coroutine was cancelled because its lane refused to run it; [cause] is the lane's

@@ -74,7 +74,8 @@ final class LaneMeters {
           FunctionCounter.builder("lanes.tasks", cache, outcomeCount(o))
               .description("Tasks that ended, by outcome (completed, failed, cancelled, returned,"
                   + " or the reason it was refused or dropped: queue_full, block_timeout,"
-                  + " shutdown, discarded_oldest, thread_start_failed, deadlock, shed, gate_refused)")
+                  + " shutdown, discarded_oldest, thread_start_failed, deadlock, shed, gate_refused,"
+                  + " expired)")
               .baseUnit(BaseUnits.TASKS)
               .tags(tags)
               .tag("outcome", o.tag())
@@ -130,6 +131,23 @@ final class LaneMeters {
             .baseUnit("seconds")
             .tags(tags)
             .register(registry));
+    if (lane.stats().pinning().reported()) { // a virtual lane built with reportPinning()
+      meters.add(
+          FunctionCounter.builder("lanes.pinned", cache, c -> c.stats().pinning().count())
+              .description("Times the lane's tasks pinned their carrier thread for at least 20 ms"
+                  + " (blocked where a virtual thread cannot unmount: a class initializer, a native"
+                  + " frame)")
+              .baseUnit("pins")
+              .tags(tags)
+              .register(registry));
+      meters.add(
+          FunctionCounter.builder("lanes.pinned.time", cache,
+                  c -> c.stats().pinning().totalNanos() / 1e9)
+              .description("Total time the lane's tasks held their carrier thread pinned")
+              .baseUnit("seconds")
+              .tags(tags)
+              .register(registry));
+    }
 
     registered.add(new Registered(registry, meters));
     timers.add(new Timer[] {wait, run, cpu});

@@ -86,7 +86,7 @@ class LanesMetricsTest {
               .functionCounters())
           .extracting(c -> c.getId().getTag("outcome"))
           .containsExactlyInAnyOrder("queue_full", "block_timeout", "shutdown", "discarded_oldest",
-              "thread_start_failed", "deadlock", "shed", "gate_refused");
+              "thread_start_failed", "deadlock", "shed", "gate_refused", "expired");
     }
   }
 
@@ -335,6 +335,37 @@ class LanesMetricsTest {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
+  static final class PinsOnInit {
+    static {
+      try {
+        Thread.sleep(60);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    static void touch() {}
+  }
+
+  /** A lane built with reportPinning() gets lanes.pinned and lanes.pinned.time; others do not. */
+  @Test
+  void aLaneThatReportsPinningCountsItsPins() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (Lanes lanes = Lanes.of(Lane.virtual("pinny", 2).reportPinning(), Lane.virtual("plain", 2));
+        LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build()) {
+      metrics.bindTo(registry);
+      assertThat(registry.find("lanes.pinned").tag("lane", "plain").functionCounter()).isNull();
+      lanes.lane("pinny").submit("init", PinsOnInit::touch).get();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
+          registry.get("lanes.pinned").tag("lane", "pinny").functionCounter().count() == 1);
+      double seconds = registry.get("lanes.pinned.time").tag("lane", "pinny").functionCounter()
+          .count();
+      assertThat(seconds).isEqualTo(lanes.lane("pinny").stats().pinning().totalNanos() / 1e9)
+          .isGreaterThanOrEqualTo(0.03);
+    }
+  }
 
   private static LanesMetrics.Builder fresh(LanesMetrics.Builder b) {
     return b.statsMaxAge(Duration.ZERO);

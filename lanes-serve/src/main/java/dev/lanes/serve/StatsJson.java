@@ -106,6 +106,13 @@ public final class StatsJson {
     distJson(o.putObject("cpu"), st.sinceStart().cpuTime());
     distJson(o.putObject("recentWait"), st.recent().queueWait());
     distJson(o.putObject("recentRun"), st.recent().runTime());
+    dev.lanes.Pinning p = st.pinning();
+    ObjectNode pin = o.putObject("pinning").put("reported", p.reported()).put("count", p.count());
+    Json.put(pin, "totalMs", p.totalNanos() / 1e6);
+    Json.put(pin, "longestMs", p.longestNanos() / 1e6);
+    if (!p.sites().isEmpty()) {
+      pin.put("site", p.sites().get(0).frame()).put("label", p.sites().get(0).label());
+    }
   }
 
   private static void distJson(ObjectNode o, Distribution d) {

@@ -173,6 +173,25 @@ public class LanesAutoConfiguration {
   }
 
   /**
+   * {@code lanes.server.request-deadline=2s}: every request's lane tasks must start within that
+   * time of its arrival ({@link RequestDeadlineFilter}, first in the filter chain).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "jakarta.servlet.Filter")
+  @ConditionalOnProperty(RequestDeadlineFilter.PROPERTY)
+  static class RequestDeadline {
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<RequestDeadlineFilter>
+        lanesRequestDeadlineFilter(LanesProperties properties) {
+      var r = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(
+          new RequestDeadlineFilter(properties.getServer().getRequestDeadline()));
+      r.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
+      r.setName("lanesRequestDeadline");
+      return r;
+    }
+  }
+
+  /**
    * {@code lanes.server.lane=http}: the embedded Tomcat runs its socket dispatches in lane "http",
    * each a task labelled {@value #TOMCAT_DISPATCH}. A dispatch is what Tomcat hands its executor
    * when a connection has something to read: it serves every request waiting there (one, or

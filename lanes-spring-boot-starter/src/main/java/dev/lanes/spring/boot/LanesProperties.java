@@ -387,12 +387,23 @@ public class LanesProperties {
     /** Name of a declared lane that runs the embedded Tomcat's requests (its queue wait is the requests' wait for a thread). Unset: Tomcat's own pool. */
     private String lane;
 
+    /** Deadline to start for every lane task a request's thread submits (e.g. through @Async): a task still queued this long after the request came in never starts (EXPIRED). Unset: none. */
+    private Duration requestDeadline;
+
     public String getLane() {
       return lane;
     }
 
     public void setLane(String lane) {
       this.lane = lane;
+    }
+
+    public Duration getRequestDeadline() {
+      return requestDeadline;
+    }
+
+    public void setRequestDeadline(Duration requestDeadline) {
+      this.requestDeadline = requestDeadline;
     }
   }
 

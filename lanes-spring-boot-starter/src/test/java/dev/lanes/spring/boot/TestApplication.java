@@ -40,6 +40,30 @@ public class TestApplication {
     }
   }
 
+  /**
+   * {@code /db-in-request} calls the {@code @Async("db")} method and answers how its task ended:
+   * "ran", or the lane's reason for not running it (under {@code lanes.server.request-deadline}).
+   */
+  @RestController
+  static class DbInRequestController {
+    private final AsyncWork work;
+
+    DbInRequestController(AsyncWork work) {
+      this.work = work;
+    }
+
+    @GetMapping("/db-in-request")
+    String dbInRequest() throws Exception {
+      return work.onDb().handle((v, e) -> {
+        Throwable c = e;
+        while (c != null && !(c instanceof dev.lanes.LaneRejectedException)) {
+          c = c.getCause();
+        }
+        return e == null ? "ran" : c == null ? String.valueOf(e) : ((dev.lanes.LaneRejectedException) c).reason().name();
+      }).get(1, TimeUnit.MINUTES);
+    }
+  }
+
   @Service
   public static class AsyncWork {
     @Async("db")
