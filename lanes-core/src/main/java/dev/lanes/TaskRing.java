@@ -286,21 +286,7 @@ final class TaskRing extends TaskRingIdleListEnd {
 
   /** Takes the oldest entry put back, or null if none is. */
   private Object pollReturned(Taken into) {
-    if (!hasReturns()) {
-      return null;
-    }
-    returns.lock.lock();
-    try {
-      if (returns.list.isEmpty()) {
-        return null;
-      }
-      Returned r = returns.list.remove(0);
-      returns.count = returns.list.size();
-      into.entry(r.stamp(), r.position());
-      return r.item();
-    } finally {
-      returns.lock.unlock();
-    }
+    return oldestOf(null, into);
   }
 
   /** The oldest entry put back, without taking it, or null. */
@@ -334,7 +320,8 @@ final class TaskRing extends TaskRingIdleListEnd {
 
   /**
    * What a take from the shards ({@code x}, null if none) gives, if entries were put back while it
-   * looked: the oldest of them and {@code x}, {@code x} put back in its turn. A taker that checked
+   * looked: the oldest of them and {@code x}, {@code x} put back in its turn (with {@code x} null:
+   * the oldest entry put back, or null). A taker that checked
    * the head while it was empty and then polled a shard may have passed entries moved to the head
    * meanwhile ({@link #pollBehind} moves the oldest, spared for free workers, before it polls its
    * victim); without this second look it would take a newer entry, or none, while the spared one

@@ -18,21 +18,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PinningTest {
-
-  /** Sleeps {@link #SLEEP_MS} while initialised: a virtual thread that touches it pins. */
-  static final class SlowTariffs {
-    static final long SLEEP_MS = 120;
-
-    static {
-      try {
-        Thread.sleep(SLEEP_MS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    static void touch() {}
-  }
+  private static final long SLEEP_MS = 120;
 
   @Test
   void aLaneWhoseTaskPinsNamesLabelAndSiteAndOneThatDoesNotShowsNone() throws Exception {
@@ -41,7 +27,8 @@ class PinningTest {
       CompletableFuture<Void> parked = sleeping.submit("parks", () -> {
         java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150));
       });
-      pinning.submit("load-tariffs", SlowTariffs::touch).get();
+      pinning.submit("load-tariffs",
+          () -> dev.lanes.testkit.Pins.sleepInClassInitializer(Duration.ofMillis(SLEEP_MS))).get();
       parked.get();
       Awaitility.await().atMost(Duration.ofSeconds(60))
           .until(() -> pinning.stats().pinning().count() >= 1);
@@ -49,10 +36,10 @@ class PinningTest {
       assertThat(p.reported()).isTrue();
       assertThat(p.count()).isEqualTo(1);
       assertThat(p.longestNanos()).isEqualTo(p.totalNanos())
-          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(SlowTariffs.SLEEP_MS / 2));
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(SLEEP_MS / 2));
       assertThat(p.sites()).singleElement().satisfies(s -> {
         assertThat(s.label()).isEqualTo("load-tariffs");
-        assertThat(s.frame()).contains("SlowTariffs.<clinit>");
+        assertThat(s.frame()).contains("dev.lanes.testkit.PinSleeper.<clinit>");
         assertThat(s.reason()).contains("<clinit>");
         assertThat(s.count()).isEqualTo(1);
       });
@@ -62,7 +49,7 @@ class PinningTest {
       assertThat(sleeping.stats().pinning().reported()).isTrue();
       assertThat(Lanes.table(java.util.List.of(pinning.stats(), sleeping.stats())))
           .contains("pin-tariffs pinned its carrier 1 time for ")
-          .contains("SlowTariffs.<clinit>", "(label \"load-tariffs\")")
+          .contains("PinSleeper.<clinit>", "(label \"load-tariffs\")")
           .doesNotContain("pin-sleepers pinned");
     }
   }

@@ -89,19 +89,6 @@ class SizingAdvisorTest {
     }
   }
 
-  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
-  static final class PinsOnInit {
-    static {
-      try {
-        Thread.sleep(60);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    static void touch() {}
-  }
-
   /**
    * A virtual lane that reports pinning and pinned: the advice says how often, how long, where
    * and under which label; one that did not pin says nothing of it.
@@ -111,13 +98,13 @@ class SizingAdvisorTest {
     try (Lane lane = Lane.virtual("pin-advice", 2).reportPinning().build()) {
       assertThat(SizingAdvisor.defaults().advise(lane.stats(), 2).warnings())
           .noneMatch(w -> w.contains("pinned"));
-      lane.submit("load-rates", PinsOnInit::touch).get();
+      lane.submit("load-rates", () -> dev.lanes.testkit.Pins.sleepInClassInitializer(Duration.ofMillis(60))).get();
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
           .until(() -> lane.stats().pinning().count() == 1);
       assertThat(SizingAdvisor.defaults().advise(lane.stats(), 2).warnings())
           .singleElement().asString()
           .startsWith("pinned its carrier 1 time for ")
-          .contains("most in dev.lanes.advisor.SizingAdvisorTest$PinsOnInit.<clinit>",
+          .contains("most in dev.lanes.testkit.PinSleeper.<clinit>",
               "label \"load-rates\"", "run that work on a platform lane");
     }
   }

@@ -292,19 +292,6 @@ class LaneAlertsTest {
     }
   }
 
-  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
-  static final class PinsOnInit {
-    static {
-      try {
-        Thread.sleep(60);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    static void touch() {}
-  }
-
   /**
    * A lane that reports pinning and pinned since the last check: a PINNING alert naming the
    * site, the label and the time, with each site's stack in the diagnostic; no new pin at the
@@ -319,18 +306,19 @@ class LaneAlertsTest {
       alerts.watch(lane);
       alerts.check();
       assertThat(sent).isEmpty();
-      lane.submit("load-rates", PinsOnInit::touch).get();
+      lane.submit("load-rates",
+          () -> dev.lanes.testkit.Pins.sleepInClassInitializer(Duration.ofMillis(60))).get();
       await().atMost(java.time.Duration.ofSeconds(60))
           .until(() -> lane.stats().pinning().count() == 1);
       alerts.check();
       assertThat(sent).singleElement().satisfies(a -> {
         assertThat(a.kind()).isEqualTo(AlertKind.PINNING);
         assertThat(a.headline()).startsWith("lane \"pinner\" pinned its carrier 1 time for ")
-            .contains("most in dev.lanes.alerts.LaneAlertsTest$PinsOnInit.<clinit>",
+            .contains("most in dev.lanes.testkit.PinSleeper.<clinit>",
                 "label \"load-rates\"");
         assertThat(a.figures()).containsEntry("pinsSinceCheck", 1.0);
         assertThat(a.figures().get("pinnedMsSinceCheck")).isGreaterThanOrEqualTo(30.0);
-        assertThat(a.diagnostic()).contains("PinsOnInit.<clinit>", "Thread.sleep");
+        assertThat(a.diagnostic()).contains("PinSleeper.<clinit>", "Thread.sleep");
       });
       alerts.check(); // no new pin: the episode ends
       assertThat(sent).hasSize(2);

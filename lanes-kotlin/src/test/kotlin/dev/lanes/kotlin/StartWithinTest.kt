@@ -3,7 +3,7 @@ package dev.lanes.kotlin
 import dev.lanes.Lane
 import dev.lanes.LaneRejectedException
 import dev.lanes.TaskOutcome
-import java.util.concurrent.CountDownLatch
+import dev.lanes.testkit.Occupied
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.time.Duration
@@ -21,21 +21,10 @@ import org.junit.jupiter.api.Test
 /** [startWithin]: a lane task with a deadline to start, awaited by a coroutine. */
 class StartWithinTest {
 
-  private fun occupy(lane: Lane): CountDownLatch {
-    val started = CountDownLatch(1)
-    val release = CountDownLatch(1)
-    lane.execute {
-      started.countDown()
-      release.await()
-    }
-    assertThat(started.await(30, TimeUnit.SECONDS)).isTrue()
-    return release
-  }
-
   @Test
   fun aTaskStillQueuedAtItsDeadlineNeverStartsAndTheCallThrowsTheLanesReason() {
     Lane.blocking("db", 1).build().use { lane ->
-      val release = occupy(lane)
+      val release = Occupied.oneThreadOf(lane)
       val ran = AtomicBoolean()
       assertThatThrownBy {
         runBlocking { lane.startWithin(50.milliseconds, "lookup") { ran.set(true); "late" } }
@@ -43,7 +32,7 @@ class StartWithinTest {
         assertThat(it.reason()).isEqualTo(TaskOutcome.EXPIRED)
         assertThat(it.message).contains("\"db\"", "had to start within 50.0 ms")
       }
-      release.countDown()
+      release.close()
       assertThat(runBlocking { lane.startWithin(30.seconds) { "in time" } }).isEqualTo("in time")
       assertThat(ran).isFalse()
       assertThat(lane.stats().count(TaskOutcome.EXPIRED)).isEqualTo(1)
@@ -53,13 +42,13 @@ class StartWithinTest {
   @Test
   fun withTimeoutAroundItCancelsTheQueuedTaskWhichNeverStarts() {
     val lane = Lane.blocking("partner", 1).build()
-    val release = occupy(lane)
+    val release = Occupied.oneThreadOf(lane)
     val ran = AtomicBoolean()
     assertThatThrownBy {
       runBlocking { withTimeout(50) { lane.startWithin(1.hours) { ran.set(true) } } }
     }.isInstanceOf(TimeoutCancellationException::class.java)
     await().until { lane.stats().cancelled() == 1L }
-    release.countDown()
+    release.close()
     lane.close()
     assertThat(ran).isFalse()
     assertThat(lane.stats().completed()).isEqualTo(1) // the occupying task only

@@ -336,19 +336,6 @@ class LanesMetricsTest {
 
   // ------------------------------------------------------------------ helpers
 
-  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
-  static final class PinsOnInit {
-    static {
-      try {
-        Thread.sleep(60);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    static void touch() {}
-  }
-
   /** A lane built with reportPinning() gets lanes.pinned and lanes.pinned.time; others do not. */
   @Test
   void aLaneThatReportsPinningCountsItsPins() throws Exception {
@@ -357,7 +344,8 @@ class LanesMetricsTest {
         LanesMetrics metrics = fresh(LanesMetrics.builder(lanes)).build()) {
       metrics.bindTo(registry);
       assertThat(registry.find("lanes.pinned").tag("lane", "plain").functionCounter()).isNull();
-      lanes.lane("pinny").submit("init", PinsOnInit::touch).get();
+      lanes.lane("pinny").submit("init",
+          () -> dev.lanes.testkit.Pins.sleepInClassInitializer(Duration.ofMillis(60))).get();
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
           registry.get("lanes.pinned").tag("lane", "pinny").functionCounter().count() == 1);
       double seconds = registry.get("lanes.pinned.time").tag("lane", "pinny").functionCounter()

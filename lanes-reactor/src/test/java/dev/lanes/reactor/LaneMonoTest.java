@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanes.Lane;
 import dev.lanes.LaneRejectedException;
 import dev.lanes.TaskOutcome;
+import dev.lanes.testkit.Occupied;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,27 +19,11 @@ import reactor.core.publisher.Mono;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LaneMonoTest {
 
-  /** Occupies the lane's one thread until the returned latch is released. */
-  private static CountDownLatch occupy(Lane lane) throws InterruptedException {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    lane.execute(() -> {
-      started.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
-    return release;
-  }
-
   @Test
   void aTaskQueuedPastItsDeadlineNeverStartsAndTheMonoFailsWithTheLanesReason()
       throws Exception {
     try (Lane lane = Lane.blocking("db", 1).build()) {
-      CountDownLatch release = occupy(lane);
+      Occupied release = Occupied.oneThreadOf(lane);
       AtomicBoolean ran = new AtomicBoolean();
       Mono<String> late = LaneMono.fromCallable(lane, "lookup", Duration.ofMillis(50), () -> {
         ran.set(true);
@@ -49,7 +33,7 @@ class LaneMonoTest {
         assertThat(e.reason()).isEqualTo(TaskOutcome.EXPIRED);
         assertThat(e.getMessage()).contains("\"db\"", "had to start within 50.0 ms");
       });
-      release.countDown();
+      release.close();
       assertThat(LaneMono.fromCallable(lane, "lookup", Duration.ofSeconds(30), () -> "in time")
           .block()).isEqualTo("in time");
       assertThat(ran).isFalse();
@@ -60,7 +44,7 @@ class LaneMonoTest {
   @Test
   void aTimeoutDownstreamCancelsTheQueuedTaskWhichNeverStarts() throws Exception {
     try (Lane lane = Lane.blocking("partner", 1).build()) {
-      CountDownLatch release = occupy(lane);
+      Occupied release = Occupied.oneThreadOf(lane);
       AtomicBoolean ran = new AtomicBoolean();
       Mono<String> m = LaneMono.fromCallable(lane, "call", Duration.ofHours(1), () -> {
         ran.set(true);
@@ -68,7 +52,7 @@ class LaneMonoTest {
       }).timeout(Duration.ofMillis(50));
       assertThatThrownBy(m::block).hasCauseInstanceOf(TimeoutException.class);
       Awaitility.await().until(() -> lane.stats().cancelled() == 1);
-      release.countDown();
+      release.close();
       lane.close();
       assertThat(ran).isFalse();
       assertThat(lane.stats().completed()).isEqualTo(1); // the occupying task only

@@ -24,25 +24,13 @@ class JsonTest {
     }
   }
 
-  /** Sleeps while initialised: a virtual thread that touches it pins its carrier. */
-  static final class PinsOnInit {
-    static {
-      try {
-        Thread.sleep(60);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    static void touch() {}
-  }
-
   /** The live page's document gives each lane's pinning: not reported, or count, time and site. */
   @Test
   void eachLaneSaysWhetherAndWhereItPinned() throws Exception {
     try (dev.lanes.Lane pinner = dev.lanes.Lane.virtual("pinner", 1).reportPinning().build();
         dev.lanes.Lane plain = dev.lanes.Lane.virtual("plain", 1).build()) {
-      pinner.submit("init", PinsOnInit::touch).get();
+      pinner.submit("init", () -> dev.lanes.testkit.Pins.sleepInClassInitializer(
+          java.time.Duration.ofMillis(60))).get();
       org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
           .until(() -> pinner.stats().pinning().count() == 1);
       Map<?, ?> doc = (Map<?, ?>) Json.parse(StatsJson.of(null, "lanes", List.of(pinner, plain),
@@ -51,7 +39,7 @@ class JsonTest {
       Map<?, ?> pinned = (Map<?, ?>) ((Map<?, ?>) lanes.get(0)).get("pinning");
       assertThat(pinned.get("reported")).isEqualTo(true);
       assertThat(((Number) pinned.get("count")).longValue()).isEqualTo(1);
-      assertThat(String.valueOf(pinned.get("site"))).contains("PinsOnInit.<clinit>");
+      assertThat(String.valueOf(pinned.get("site"))).contains("PinSleeper.<clinit>");
       assertThat(pinned.get("label")).isEqualTo("init");
       Map<?, ?> none = (Map<?, ?>) ((Map<?, ?>) lanes.get(1)).get("pinning");
       assertThat(none.get("reported")).isEqualTo(false);

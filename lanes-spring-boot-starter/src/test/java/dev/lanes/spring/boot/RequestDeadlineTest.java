@@ -7,13 +7,13 @@ import dev.lanes.Lane;
 import dev.lanes.LaneRejectedException;
 import dev.lanes.TaskDeadline;
 import dev.lanes.TaskOutcome;
+import dev.lanes.testkit.Occupied;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -35,22 +35,6 @@ class RequestDeadlineTest {
     return new SpringApplicationBuilder(TestApplication.class).properties(properties).run();
   }
 
-  /** Occupies the lane's one thread until the returned latch is released. */
-  private static CountDownLatch occupy(Lane lane) throws InterruptedException {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    lane.execute(() -> {
-      started.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    assertThat(started.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    return release;
-  }
-
   @Test
   void aRequestsAsyncWorkStillQueuedAtTheRequestDeadlineNeverStarts() throws Exception {
     try (ConfigurableApplicationContext context = start("server.port=0",
@@ -65,10 +49,10 @@ class RequestDeadlineTest {
       http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/where"))
           .timeout(PATIENCE).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(http.send(request, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("ran");
-      CountDownLatch release = occupy(db);
+      Occupied release = Occupied.oneThreadOf(db);
       assertThat(http.send(request, HttpResponse.BodyHandlers.ofString()).body())
           .isEqualTo("EXPIRED");
-      release.countDown();
+      release.close();
       assertThat(db.stats().count(TaskOutcome.EXPIRED)).isEqualTo(1);
       // the first request's task, then the occupier once released
       org.awaitility.Awaitility.await().until(() -> db.stats().completed() == 2);
@@ -84,7 +68,7 @@ class RequestDeadlineTest {
         "lanes.instances.db.kind=blocking", "lanes.instances.db.concurrency=1")) {
       Lane db = context.getBean("db", Lane.class);
       TestApplication.AsyncWork work = context.getBean(TestApplication.AsyncWork.class);
-      CountDownLatch release = occupy(db);
+      Occupied release = Occupied.oneThreadOf(db);
       CompletableFuture<String> late;
       try (TaskDeadline d = TaskDeadline.startWithin(Duration.ofMillis(50))) {
         late = work.onDb();
@@ -94,7 +78,7 @@ class RequestDeadlineTest {
           .satisfies(e -> assertThat(NestedExceptionUtils.getMostSpecificCause(e))
               .isInstanceOfSatisfying(LaneRejectedException.class,
                   r -> assertThat(r.reason()).isEqualTo(TaskOutcome.EXPIRED)));
-      release.countDown();
+      release.close();
       assertThat(db.stats().count(TaskOutcome.EXPIRED)).isEqualTo(1);
     }
   }
