@@ -511,7 +511,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
       LaneFuture<T> future) {
     Objects.requireNonNull(label, "label");
     long within = TaskDeadline.clamp(Objects.requireNonNull(startWithin, "startWithin"));
-    future.deadline = new LaneFuture.Deadline(ticker.read() + within, within);
+    future.mustStartBy(ticker.read() + within, within);
     accept(label, future, future, null);
     return future;
   }
@@ -576,7 +576,7 @@ final class LaneExecutor extends AbstractExecutorService implements Lane, LaneFu
     }
     if (scopeLeft != Long.MAX_VALUE
         && (e.deadline == null || scopeLeft < e.deadline.withinNanos)) {
-      e.deadline = new LaneFuture.Deadline(e.acceptedNanos + scopeLeft, scopeLeft);
+      e.mustStartBy(e.acceptedNanos + scopeLeft, scopeLeft);
     }
     if (e.deadline != null && e.deadline.withinNanos <= 0) {
       reject(e, TaskOutcome.EXPIRED); // its deadline passed already

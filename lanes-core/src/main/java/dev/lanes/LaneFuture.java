@@ -464,6 +464,14 @@ final class LaneFuture<T> extends LaneStage<T> implements RunnableFuture<T>, Num
   }
 
   /**
+   * Gives this task, not yet queued, a deadline to start: the ticker reading {@code dueNanos},
+   * {@code withinNanos} after its submission.
+   */
+  void mustStartBy(long dueNanos, long withinNanos) {
+    deadline = new Deadline(dueNanos, withinNanos);
+  }
+
+  /**
    * Sets the timer that expires this queued task at its deadline; the submitter calls it once the
    * task is queued. Whoever moves the task out of QUEUED reads the timer after its CAS ({@link
    * #stopDeadlineTimer}), and this re-reads the state after it wrote the timer: of two such
