@@ -85,6 +85,35 @@ class TaskDeadlineTest {
     }
   }
 
+  /**
+   * The plain path stays plain: with no scope open, a task given to {@code execute} rides in the
+   * queue as it is (no envelope); inside a scope it gets an envelope that carries the deadline.
+   */
+  @Test
+  void aPlainTaskRidesAsItIsUnlessAScopeIsOpen() {
+    for (boolean scoped : new boolean[] {false, true}) {
+      try (Lane lane = Lane.blocking("plain-" + scoped, 1).build()) {
+        CountDownLatch release = Work.occupy(lane);
+        Runnable plain = () -> { };
+        if (scoped) {
+          try (TaskDeadline d = TaskDeadline.startWithin(Duration.ofHours(1))) {
+            lane.execute(plain);
+          }
+        } else {
+          lane.execute(plain);
+        }
+        Object queued = ((LaneExecutor) lane).ring.peek(new Taken());
+        if (scoped) {
+          assertThat(queued).isInstanceOfSatisfying(LaneFuture.class,
+              e -> assertThat(e.deadline).isNotNull());
+        } else {
+          assertThat(queued).isSameAs(plain);
+        }
+        release.countDown();
+      }
+    }
+  }
+
   @Test
   void theEarlierDeadlineWinsNestedOrGivenToTheTask() {
     try (Lane lane = Lane.blocking("earlier", 1).build()) {
