@@ -247,9 +247,8 @@ public final class LaneBuilder {
    * in-process Flight Recorder stream, one for the JVM, open while a lane that reports pinning
    * runs; the stream also records lanes' task events of 20 ms or more, which name the lane and
    * label of each pin. That recording costs every task of every lane an event object while it
-   * runs, so it is off unless asked for. Pins are seen about a second after they end (the
-   * stream's flush). Lanes are told apart by name: give lanes that report pinning names of their
-   * own.
+   * runs, so it is off unless asked for. Pins are seen after they end, when the stream next
+   * flushes. Lanes are told apart by name: give lanes that report pinning names of their own.
    *
    * @return this builder
    * @throws IllegalStateException if it was already set, or the lane is not virtual (a platform

@@ -20,8 +20,8 @@ import reactor.core.publisher.Mono;
  * LaneRejectedException} (reason {@code EXPIRED}, counted so in the lane) — rather than waiting
  * on. A refusal at submission (a full lane, say) fails the {@code Mono} the same way. Cancelling
  * the subscription (a {@code timeout} downstream, a {@code dispose}) cancels the lane's future: a
- * task still queued never starts (the lane counts it {@code CANCELLED}), a running one is
- * interrupted. A task that returns {@code null} completes the {@code Mono} empty.
+ * task still queued never starts (the lane counts it {@code CANCELLED}). A task that returns
+ * {@code null} completes the {@code Mono} empty.
  *
  * <p>Why not {@code subscribeOn} with a deadline: a scheduler runs Reactor's own runnable, and a
  * runnable the lane expires would leave its subscriber waiting for good; this {@code Mono} holds
